@@ -1,0 +1,1116 @@
+//! Column builders: one per Arrow column (recursively for nested types). Each decodes Avro values
+//! straight into Arrow buffers it owns (values, offsets, validity) and finishes them into arrays
+//! without copying.
+
+use super::bits::{Bits, Validity};
+use super::cursor::Cursor;
+use super::skip::Skip;
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::varint::Kernel;
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    make_array, ArrayRef, BinaryArray, BinaryViewArray, BooleanArray, Decimal128Array,
+    Decimal256Array, DictionaryArray, FixedSizeBinaryArray, Int32Array, IntervalMonthDayNanoArray,
+    ListArray, MapArray, NullArray, StringArray, StringViewArray, StructArray, UnionArray,
+};
+use arrow_buffer::{i256, Buffer, IntervalMonthDayNano, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_data::ArrayDataBuilder;
+use arrow_schema::{DataType, FieldRef, Fields, UnionFields};
+use std::sync::Arc;
+
+/// How a column's values are laid out; see the module docs.
+#[derive(Debug, Clone)]
+pub(crate) enum Column {
+    /// `null`: no data, just a length.
+    Null(usize),
+    Boolean(Bits),
+    /// `int` and its logical types (Date32, Time32(ms)).
+    Int32(Prim<i32>),
+    /// `long` and its logical types (Time64(µs), timestamps).
+    Int64(Prim<i64>),
+    Float32(Prim<f32>),
+    Float64(Prim<f64>),
+    Bytes(BytesCol),
+    Fixed(FixedCol),
+    Enum(EnumCol),
+    Decimal(DecimalCol),
+    /// `uuid` on `string`: parsed to 16 bytes.
+    UuidString(FixedCol),
+    Duration(Vec<IntervalMonthDayNano>),
+    List(Box<ListCol>),
+    Map(Box<MapCol>),
+    Struct(StructCol),
+    Nullable(Box<NullableCol>),
+    Union(Box<UnionCol>),
+    /// A projected-away field: decoded past, never materialized.
+    Skip(Skip),
+    /// A recursive type cut at the configured depth: any data here is an error.
+    TooDeep(TooDeep),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Prim<T> {
+    pub(crate) values: Vec<T>,
+    pub(crate) data_type: DataType,
+}
+
+impl<T> Prim<T> {
+    pub(crate) fn new(data_type: DataType) -> Self {
+        Prim {
+            values: Vec::new(),
+            data_type,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BytesKind {
+    Binary,
+    Utf8,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct BytesCol {
+    /// Starts with a leading 0.
+    offsets: Vec<i32>,
+    data: Vec<u8>,
+    kind: BytesKind,
+    view: bool,
+    /// Bytes of `data` already validated as UTF-8.
+    validated_bytes: usize,
+    /// Values whose start offset was already checked to be a char boundary.
+    validated_values: usize,
+}
+
+impl BytesCol {
+    pub(crate) fn new(kind: BytesKind, view: bool) -> Self {
+        BytesCol {
+            offsets: vec![0],
+            data: Vec::new(),
+            kind,
+            view,
+            validated_bytes: 0,
+            validated_values: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn push<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        let start = c.pos;
+        let b = c.bytes()?;
+        self.data.extend_from_slice(b);
+        match i32::try_from(self.data.len()) {
+            Ok(end) => {
+                self.offsets.push(end);
+                Ok(())
+            }
+            Err(_) => Err(offsets_overflow(start)),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    fn truncate(&mut self, len: usize) {
+        if len < self.len() {
+            self.offsets.truncate(len + 1);
+            self.data.truncate(self.offsets[len] as usize);
+            self.validated_values = self.validated_values.min(len);
+            self.validated_bytes = self.validated_bytes.min(self.data.len());
+        }
+    }
+
+    fn push_empty(&mut self) {
+        let last = self.offsets[self.offsets.len() - 1];
+        self.offsets.push(last);
+    }
+
+    /// Validate the UTF-8 appended since the last call: the new bytes as a whole, and that every
+    /// new value starts on a character boundary.
+    fn validate_utf8(&mut self) -> Result<(), DecodeErrorKind> {
+        if self.kind != BytesKind::Utf8 {
+            return Ok(());
+        }
+        let new_bytes = &self.data[self.validated_bytes..];
+        let whole_ok = simdutf8::basic::from_utf8(new_bytes).is_ok();
+        let values = self.len();
+        let boundaries_ok = whole_ok
+            && self.offsets[self.validated_values..values]
+                .iter()
+                .all(|&o| {
+                    self.data
+                        .get(o as usize)
+                        .is_none_or(|&b| (b as i8) >= -0x40)
+                });
+        if !boundaries_ok {
+            // Cold: find the first bad value to report it.
+            let bad = (self.validated_values..values)
+                .find(|&i| {
+                    let (s, e) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+                    std::str::from_utf8(&self.data[s..e]).is_err()
+                })
+                .unwrap_or(self.validated_values);
+            return Err(DecodeErrorKind::InvalidUtf8 {
+                value_index: bad - self.validated_values,
+            });
+        }
+        self.validated_bytes = self.data.len();
+        self.validated_values = values;
+        Ok(())
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+        let offsets = std::mem::replace(&mut self.offsets, vec![0]);
+        let data = std::mem::take(&mut self.data);
+        debug_assert!(
+            self.kind == BytesKind::Binary || self.validated_values == offsets.len() - 1,
+            "string column finished before UTF-8 validation"
+        );
+        self.validated_bytes = 0;
+        self.validated_values = 0;
+        if self.view {
+            return self.finish_view(&offsets, data, nulls);
+        }
+        // Offsets start at 0 and never decrease (each push appends the new end of `data`).
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+        let values = Buffer::from_vec(data);
+        match self.kind {
+            BytesKind::Binary => Arc::new(BinaryArray::new(offsets, values, nulls)),
+            BytesKind::Utf8 => {
+                if cfg!(debug_assertions) {
+                    return Arc::new(
+                        StringArray::try_new(offsets, values, nulls)
+                            .expect("validate_utf8 accepted invalid UTF-8"),
+                    );
+                }
+                // SAFETY: `validate_utf8` checked all of `values` as UTF-8 and that every
+                // value starts on a character boundary, and the offsets are monotonic and
+                // within `values` (checked by `OffsetBuffer::new` and built from its length).
+                // Debug builds check the same with `try_new` above.
+                Arc::new(unsafe { StringArray::new_unchecked(offsets, values, nulls) })
+            }
+        }
+    }
+
+    fn finish_view(&self, offsets: &[i32], data: Vec<u8>, nulls: Option<NullBuffer>) -> ArrayRef {
+        let views: Vec<u128> = offsets
+            .windows(2)
+            .map(|w| {
+                let (s, e) = (w[0] as usize, w[1] as usize);
+                arrow_array::builder::make_view(&data[s..e], 0, s as u32)
+            })
+            .collect();
+        let views = ScalarBuffer::from(views);
+        let buffers: Arc<[Buffer]> = if data.is_empty() {
+            Arc::from(Vec::new())
+        } else {
+            Arc::from(vec![Buffer::from_vec(data)])
+        };
+        match self.kind {
+            BytesKind::Binary => Arc::new(
+                BinaryViewArray::try_new(views, buffers, nulls).expect("views built from offsets"),
+            ),
+            BytesKind::Utf8 => Arc::new(
+                StringViewArray::try_new(views, buffers, nulls)
+                    .expect("views built from validated offsets"),
+            ),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct FixedCol {
+    size: usize,
+    len: usize,
+    data: Vec<u8>,
+    data_type: DataType,
+}
+
+impl FixedCol {
+    pub(crate) fn new(size: usize, data_type: DataType) -> Self {
+        FixedCol {
+            size,
+            len: 0,
+            data: Vec::new(),
+            data_type,
+        }
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+        let len = std::mem::take(&mut self.len);
+        let data = std::mem::take(&mut self.data);
+        let builder = ArrayDataBuilder::new(self.data_type.clone())
+            .len(len)
+            .add_buffer(Buffer::from_vec(data))
+            .nulls(nulls);
+        Arc::new(FixedSizeBinaryArray::from(
+            builder.build().expect("fixed-size data matches its length"),
+        ))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct EnumCol {
+    keys: Vec<i32>,
+    symbols: ArrayRef,
+    n_symbols: usize,
+}
+
+impl EnumCol {
+    pub(crate) fn new(symbols: &[String]) -> Self {
+        // An enum without symbols can hold no value; its dictionary gets one entry so that
+        // placeholder keys (under a null parent) stay valid.
+        let dict: Vec<&str> = if symbols.is_empty() {
+            vec![""]
+        } else {
+            symbols.iter().map(String::as_str).collect()
+        };
+        EnumCol {
+            keys: Vec::new(),
+            symbols: Arc::new(StringArray::from(dict)),
+            n_symbols: symbols.len(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum DecimalSource {
+    Bytes,
+    Fixed(usize),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct DecimalCol {
+    source: DecimalSource,
+    precision: u8,
+    scale: i8,
+    narrow: Vec<i128>,
+    wide: Vec<i256>,
+    is_wide: bool,
+}
+
+impl DecimalCol {
+    pub(crate) fn new(source: DecimalSource, precision: u8, scale: i8) -> Self {
+        DecimalCol {
+            source,
+            precision,
+            scale,
+            narrow: Vec::new(),
+            wide: Vec::new(),
+            is_wide: precision > 38,
+        }
+    }
+
+    /// Sign-extend a big-endian two's-complement integer into `N` bytes.
+    #[inline]
+    fn sign_extend<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+        let negative = b.first().is_some_and(|&x| x & 0x80 != 0);
+        let fill = if negative { 0xff } else { 0 };
+        let mut out = [fill; N];
+        if b.len() <= N {
+            out[N - b.len()..].copy_from_slice(b);
+            return Some(out);
+        }
+        // Longer than N: the extra leading bytes must be pure sign extension.
+        let (extra, rest) = b.split_at(b.len() - N);
+        if extra.iter().any(|&x| x != fill) || (rest[0] & 0x80 != 0) != negative {
+            return None;
+        }
+        out.copy_from_slice(rest);
+        Some(out)
+    }
+
+    #[inline]
+    fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        let start = c.pos;
+        let b = match self.source {
+            DecimalSource::Bytes => c.bytes()?,
+            DecimalSource::Fixed(n) => c.take(n)?,
+        };
+        let overflow =
+            || DecodeError::new(DecodeErrorKind::DecimalOverflow { len: b.len() }, start);
+        if self.is_wide {
+            let v = Self::sign_extend::<32>(b).ok_or_else(overflow)?;
+            self.wide.push(i256::from_be_bytes(v));
+        } else {
+            let v = Self::sign_extend::<16>(b).ok_or_else(overflow)?;
+            self.narrow.push(i128::from_be_bytes(v));
+        }
+        Ok(())
+    }
+
+    fn push_zero(&mut self) {
+        if self.is_wide {
+            self.wide.push(i256::ZERO);
+        } else {
+            self.narrow.push(0);
+        }
+    }
+
+    fn len(&self) -> usize {
+        if self.is_wide {
+            self.wide.len()
+        } else {
+            self.narrow.len()
+        }
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+        if self.is_wide {
+            let values = ScalarBuffer::from(std::mem::take(&mut self.wide));
+            Arc::new(
+                Decimal256Array::new(values, nulls)
+                    .with_precision_and_scale(self.precision, self.scale)
+                    .expect("precision and scale validated by the plan"),
+            )
+        } else {
+            let values = ScalarBuffer::from(std::mem::take(&mut self.narrow));
+            Arc::new(
+                Decimal128Array::new(values, nulls)
+                    .with_precision_and_scale(self.precision, self.scale)
+                    .expect("precision and scale validated by the plan"),
+            )
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct ListCol {
+    /// Starts with a leading 0.
+    offsets: Vec<i32>,
+    pub(crate) child: Column,
+    field: FieldRef,
+    min_item_size: usize,
+}
+
+impl ListCol {
+    pub(crate) fn new(child: Column, field: FieldRef) -> Self {
+        let min_item_size = child.min_size();
+        ListCol {
+            offsets: vec![0],
+            child,
+            field,
+            min_item_size,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct MapCol {
+    offsets: Vec<i32>,
+    keys: BytesCol,
+    pub(crate) values: Column,
+    entries: FieldRef,
+    min_entry_size: usize,
+}
+
+impl MapCol {
+    pub(crate) fn new(values: Column, entries: FieldRef, view: bool) -> Self {
+        let min_entry_size = 1 + values.min_size();
+        MapCol {
+            offsets: vec![0],
+            keys: BytesCol::new(BytesKind::Utf8, view),
+            values,
+            entries,
+            min_entry_size,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct StructCol {
+    pub(crate) columns: Vec<Column>,
+    /// The Avro field name of each entry of `columns` (for error paths).
+    pub(crate) names: Vec<Arc<str>>,
+    /// The Arrow fields of the columns that are not skipped.
+    pub(crate) fields: Fields,
+    pub(crate) len: usize,
+}
+
+impl StructCol {
+    pub(crate) fn new(columns: Vec<Column>, names: Vec<Arc<str>>, fields: Fields) -> Self {
+        debug_assert_eq!(columns.len(), names.len());
+        StructCol {
+            columns,
+            names,
+            fields,
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        for (i, col) in self.columns.iter_mut().enumerate() {
+            if let Err(e) = col.decode(c) {
+                return Err(e.in_field(&self.names[i]));
+            }
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    pub(crate) fn reserve(&mut self, n: usize) {
+        for col in &mut self.columns {
+            col.reserve(n);
+        }
+    }
+
+    pub(crate) fn min_size(&self) -> usize {
+        self.columns.iter().map(Column::min_size).sum()
+    }
+
+    /// Drop everything after the first `len` rows, including parts of a row whose decoding
+    /// failed halfway (some columns appended, others not).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        for col in &mut self.columns {
+            col.truncate(len);
+        }
+        self.len = self.len.min(len);
+    }
+
+    pub(crate) fn append_zero_size(&mut self, n: usize) {
+        for col in &mut self.columns {
+            col.append_zero_size(n);
+        }
+        self.len += n;
+    }
+
+    pub(crate) fn validate_utf8(&mut self) -> Result<(), DecodeError> {
+        for (i, col) in self.columns.iter_mut().enumerate() {
+            col.validate_utf8()
+                .map_err(|e| e.in_field(&self.names[i]))?;
+        }
+        Ok(())
+    }
+
+    /// The arrays of the kept columns.
+    pub(crate) fn finish_columns(&mut self) -> Vec<ArrayRef> {
+        self.len = 0;
+        self.columns
+            .iter_mut()
+            .filter(|c| !matches!(c, Column::Skip(_)))
+            .map(|c| c.finish(None))
+            .collect()
+    }
+
+    fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+        let len = self.len;
+        let arrays = self.finish_columns();
+        if arrays.is_empty() {
+            return Arc::new(StructArray::new_empty_fields(len, nulls));
+        }
+        Arc::new(StructArray::new(self.fields.clone(), arrays, nulls))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct NullableCol {
+    /// Branch index of `null`: 0 for `["null", T]`, 1 for `[T, "null"]`.
+    null_index: i64,
+    validity: Validity,
+    pub(crate) child: Column,
+}
+
+impl NullableCol {
+    pub(crate) fn new(null_index: i64, child: Column) -> Self {
+        NullableCol {
+            null_index,
+            validity: Validity::default(),
+            child,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct UnionCol {
+    type_ids: Vec<i8>,
+    offsets: Vec<i32>,
+    pub(crate) children: Vec<Column>,
+    fields: UnionFields,
+}
+
+impl UnionCol {
+    pub(crate) fn new(children: Vec<Column>, fields: UnionFields) -> Self {
+        UnionCol {
+            type_ids: Vec::new(),
+            offsets: Vec::new(),
+            children,
+            fields,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct TooDeep {
+    len: usize,
+    type_name: Arc<str>,
+    depth: usize,
+}
+
+impl TooDeep {
+    pub(crate) fn new(type_name: &str, depth: usize) -> Self {
+        TooDeep {
+            len: 0,
+            type_name: type_name.into(),
+            depth,
+        }
+    }
+}
+
+#[cold]
+fn offsets_overflow(at: usize) -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::TooLarge(
+            "more than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets); \
+             use a smaller batch size"
+                .to_string(),
+        ),
+        at,
+    )
+}
+
+/// Parse a canonical 8-4-4-4-12 hexadecimal UUID.
+fn parse_uuid(s: &[u8]) -> Option<[u8; 16]> {
+    if s.len() != 36 || s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
+        return None;
+    }
+    let hex = |b: u8| -> Option<u8> {
+        match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            b'A'..=b'F' => Some(b - b'A' + 10),
+            _ => None,
+        }
+    };
+    let mut out = [0u8; 16];
+    let mut digits = s.iter().filter(|&&b| b != b'-');
+    for byte in &mut out {
+        let hi = hex(*digits.next()?)?;
+        let lo = hex(*digits.next()?)?;
+        *byte = hi << 4 | lo;
+    }
+    Some(out)
+}
+
+impl Column {
+    /// Decode one value.
+    #[inline]
+    pub(crate) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        match self {
+            Column::Int64(p) => p.values.push(c.long()?),
+            Column::Int32(p) => p.values.push(c.int()?),
+            Column::Float64(p) => p.values.push(c.f64()?),
+            Column::Float32(p) => p.values.push(c.f32()?),
+            Column::Bytes(b) => b.push(c)?,
+            Column::Boolean(b) => b.push(c.boolean()?),
+            Column::Nullable(n) => {
+                let start = c.pos;
+                let branch = c.long()?;
+                if branch == n.null_index {
+                    n.validity.push(false);
+                    n.child.append_placeholder();
+                } else if branch == 1 - n.null_index {
+                    n.validity.push(true);
+                    n.child.decode(c)?;
+                } else {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::UnionIndex {
+                            index: branch,
+                            branches: 2,
+                        },
+                        start,
+                    ));
+                }
+            }
+            Column::Struct(s) => s.decode(c)?,
+            Column::List(l) => {
+                let mut total = l.offsets[l.offsets.len() - 1] as usize;
+                while let Some(n) = c.block_count(l.min_item_size)? {
+                    total += n;
+                    if total > i32::MAX as usize {
+                        return Err(offsets_overflow(c.pos));
+                    }
+                    l.child.decode_many(c, n)?;
+                }
+                l.offsets.push(total as i32);
+            }
+            Column::Map(m) => {
+                let mut total = m.offsets[m.offsets.len() - 1] as usize;
+                while let Some(n) = c.block_count(m.min_entry_size)? {
+                    total += n;
+                    if total > i32::MAX as usize {
+                        return Err(offsets_overflow(c.pos));
+                    }
+                    m.keys.offsets.reserve(n);
+                    m.values.reserve(n);
+                    for _ in 0..n {
+                        m.keys.push(c)?;
+                        m.values.decode(c)?;
+                    }
+                }
+                m.offsets.push(total as i32);
+            }
+            Column::Enum(e) => {
+                let start = c.pos;
+                let index = c.long()?;
+                if index < 0 || index as u64 >= e.n_symbols as u64 {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::EnumIndex {
+                            index,
+                            symbols: e.n_symbols,
+                        },
+                        start,
+                    ));
+                }
+                e.keys.push(index as i32);
+            }
+            Column::Fixed(f) => {
+                let b = c.take(f.size)?;
+                f.data.extend_from_slice(b);
+                f.len += 1;
+            }
+            Column::Null(len) => *len += 1,
+            Column::Decimal(d) => d.decode(c)?,
+            Column::UuidString(f) => {
+                let start = c.pos;
+                let s = c.bytes()?;
+                let Some(uuid) = parse_uuid(s) else {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::InvalidUuid(String::from_utf8_lossy(s).into_owned()),
+                        start,
+                    ));
+                };
+                f.data.extend_from_slice(&uuid);
+                f.len += 1;
+            }
+            Column::Duration(v) => {
+                let start = c.pos;
+                let b = c.take(12)?;
+                let word = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                let (months, days, millis) = (word(0), word(4), word(8));
+                let (Ok(m), Ok(d)) = (i32::try_from(months), i32::try_from(days)) else {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::DurationOverflow { months, days },
+                        start,
+                    ));
+                };
+                v.push(IntervalMonthDayNano::new(
+                    m,
+                    d,
+                    i64::from(millis) * 1_000_000,
+                ));
+            }
+            Column::Union(u) => {
+                let start = c.pos;
+                let branch = c.long()?;
+                let Some(child) = usize::try_from(branch)
+                    .ok()
+                    .and_then(|b| u.children.get_mut(b))
+                else {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::UnionIndex {
+                            index: branch,
+                            branches: u.children.len(),
+                        },
+                        start,
+                    ));
+                };
+                u.type_ids.push(branch as i8);
+                u.offsets.push(child.len() as i32);
+                child.decode(c)?;
+            }
+            Column::Skip(s) => s.skip(c)?,
+            Column::TooDeep(t) => {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::RecursionLimit {
+                        type_name: t.type_name.to_string(),
+                        depth: t.depth,
+                    },
+                    c.pos,
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// Decode `n` consecutive values (the items of one array block). The caller has bounded
+    /// `n` by the bytes left and this column's minimum size.
+    #[inline]
+    fn decode_many<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), DecodeError> {
+        match self {
+            Column::Int64(p) => {
+                let start = c.pos;
+                c.k.read_longs(c.buf, &mut c.pos, n, &mut p.values)
+                    .map_err(|e| DecodeError::new(DecodeErrorKind::Varint(e), start))
+            }
+            Column::Int32(p) => {
+                let start = c.pos;
+                c.k.read_ints(c.buf, &mut c.pos, n, &mut p.values)
+                    .map_err(|e| DecodeError::new(DecodeErrorKind::Varint(e), start))
+            }
+            Column::Float64(p) => {
+                let bytes = c.take(n * 8)?;
+                p.values.extend(
+                    bytes
+                        .chunks_exact(8)
+                        .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8"))),
+                );
+                Ok(())
+            }
+            Column::Float32(p) => {
+                let bytes = c.take(n * 4)?;
+                p.values.extend(
+                    bytes
+                        .chunks_exact(4)
+                        .map(|b| f32::from_le_bytes(b.try_into().expect("chunks of 4"))),
+                );
+                Ok(())
+            }
+            _ if self.min_size() == 0 => {
+                self.append_zero_size(n);
+                Ok(())
+            }
+            _ => {
+                self.reserve(n);
+                for _ in 0..n {
+                    self.decode(c)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Number of values so far.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Column::Null(len) => *len,
+            Column::Boolean(b) => b.len(),
+            Column::Int32(p) => p.values.len(),
+            Column::Int64(p) => p.values.len(),
+            Column::Float32(p) => p.values.len(),
+            Column::Float64(p) => p.values.len(),
+            Column::Bytes(b) => b.len(),
+            Column::Fixed(f) | Column::UuidString(f) => f.len,
+            Column::Enum(e) => e.keys.len(),
+            Column::Decimal(d) => d.len(),
+            Column::Duration(v) => v.len(),
+            Column::List(l) => l.offsets.len() - 1,
+            Column::Map(m) => m.offsets.len() - 1,
+            Column::Struct(s) => s.len,
+            Column::Nullable(n) => n.child.len(),
+            Column::Union(u) => u.type_ids.len(),
+            Column::Skip(_) => 0,
+            Column::TooDeep(t) => t.len,
+        }
+    }
+
+    /// The fewest bytes one encoded value can take.
+    pub(crate) fn min_size(&self) -> usize {
+        match self {
+            Column::Null(_) => 0,
+            Column::Float32(_) => 4,
+            Column::Float64(_) => 8,
+            Column::Fixed(f) => f.size,
+            Column::Decimal(d) => match d.source {
+                DecimalSource::Bytes => 1,
+                DecimalSource::Fixed(n) => n,
+            },
+            Column::Duration(_) => 12,
+            Column::Struct(s) => s.min_size(),
+            Column::Skip(s) => s.min_size(),
+            Column::Boolean(_)
+            | Column::Int32(_)
+            | Column::Int64(_)
+            | Column::Bytes(_)
+            | Column::Enum(_)
+            | Column::UuidString(_)
+            | Column::List(_)
+            | Column::Map(_)
+            | Column::Nullable(_)
+            | Column::Union(_)
+            | Column::TooDeep(_) => 1,
+        }
+    }
+
+    /// Keep only the first `len` values (and the child values they reference).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        match self {
+            Column::Null(n) => *n = (*n).min(len),
+            Column::Boolean(b) => b.truncate(len),
+            Column::Int32(p) => p.values.truncate(len),
+            Column::Int64(p) => p.values.truncate(len),
+            Column::Float32(p) => p.values.truncate(len),
+            Column::Float64(p) => p.values.truncate(len),
+            Column::Bytes(b) => b.truncate(len),
+            Column::Fixed(f) | Column::UuidString(f) => {
+                if len < f.len {
+                    f.len = len;
+                    f.data.truncate(len * f.size);
+                }
+            }
+            Column::Enum(e) => e.keys.truncate(len),
+            Column::Decimal(d) => {
+                d.narrow.truncate(len);
+                d.wide.truncate(len);
+            }
+            Column::Duration(v) => v.truncate(len),
+            Column::List(l) => {
+                l.offsets.truncate(len + 1);
+                l.child.truncate(l.offsets[l.offsets.len() - 1] as usize);
+            }
+            Column::Map(m) => {
+                m.offsets.truncate(len + 1);
+                let entries = m.offsets[m.offsets.len() - 1] as usize;
+                m.keys.truncate(entries);
+                m.values.truncate(entries);
+            }
+            Column::Struct(s) => s.truncate(len),
+            Column::Nullable(n) => {
+                n.validity.truncate(len);
+                n.child.truncate(len);
+            }
+            Column::Union(u) => {
+                u.type_ids.truncate(len);
+                u.offsets.truncate(len);
+                for (i, child) in u.children.iter_mut().enumerate() {
+                    let kept = u.type_ids.iter().filter(|&&t| t as usize == i).count();
+                    child.truncate(kept);
+                }
+            }
+            Column::Skip(_) => {}
+            Column::TooDeep(t) => t.len = t.len.min(len),
+        }
+    }
+
+    /// Append `n` values of a type whose encoding takes zero bytes (null, fixed(0), records of
+    /// those), in O(1) per column.
+    fn append_zero_size(&mut self, n: usize) {
+        match self {
+            Column::Null(len) => *len += n,
+            Column::Fixed(f) => {
+                debug_assert_eq!(f.size, 0);
+                f.len += n;
+            }
+            Column::Struct(s) => s.append_zero_size(n),
+            Column::Skip(_) => {}
+            other => debug_assert!(false, "append_zero_size on {other:?}"),
+        }
+    }
+
+    /// Append a placeholder slot under a null parent (a null if this column is nullable).
+    pub(crate) fn append_placeholder(&mut self) {
+        match self {
+            Column::Null(len) => *len += 1,
+            Column::Boolean(b) => b.push(false),
+            Column::Int32(p) => p.values.push(0),
+            Column::Int64(p) => p.values.push(0),
+            Column::Float32(p) => p.values.push(0.0),
+            Column::Float64(p) => p.values.push(0.0),
+            Column::Bytes(b) => b.push_empty(),
+            Column::Fixed(f) | Column::UuidString(f) => {
+                f.data.resize(f.data.len() + f.size, 0);
+                f.len += 1;
+            }
+            Column::Enum(e) => e.keys.push(0),
+            Column::Decimal(d) => d.push_zero(),
+            Column::Duration(v) => v.push(IntervalMonthDayNano::new(0, 0, 0)),
+            Column::List(l) => {
+                let last = l.offsets[l.offsets.len() - 1];
+                l.offsets.push(last);
+            }
+            Column::Map(m) => {
+                let last = m.offsets[m.offsets.len() - 1];
+                m.offsets.push(last);
+            }
+            Column::Struct(s) => {
+                for col in &mut s.columns {
+                    col.append_placeholder();
+                }
+                s.len += 1;
+            }
+            Column::Nullable(n) => {
+                n.validity.push(false);
+                n.child.append_placeholder();
+            }
+            Column::Union(u) => {
+                let child = &mut u.children[0];
+                u.type_ids.push(0);
+                u.offsets.push(child.len() as i32);
+                child.append_placeholder();
+            }
+            Column::Skip(_) => {}
+            Column::TooDeep(t) => t.len += 1,
+        }
+    }
+
+    /// Reserve room for `n` more values (top-level and per array block, never per value).
+    pub(crate) fn reserve(&mut self, n: usize) {
+        match self {
+            Column::Boolean(b) => b.reserve(n),
+            Column::Int32(p) => p.values.reserve(n),
+            Column::Int64(p) => p.values.reserve(n),
+            Column::Float32(p) => p.values.reserve(n),
+            Column::Float64(p) => p.values.reserve(n),
+            Column::Bytes(b) => b.offsets.reserve(n),
+            Column::Fixed(f) | Column::UuidString(f) => f.data.reserve(n.saturating_mul(f.size)),
+            Column::Enum(e) => e.keys.reserve(n),
+            Column::List(l) => l.offsets.reserve(n),
+            Column::Map(m) => m.offsets.reserve(n),
+            Column::Struct(s) => s.reserve(n),
+            Column::Nullable(c) => {
+                c.validity.reserve(n);
+                c.child.reserve(n);
+            }
+            _ => {}
+        }
+    }
+
+    /// Validate the UTF-8 of string values appended since the last call.
+    pub(crate) fn validate_utf8(&mut self) -> Result<(), DecodeError> {
+        let utf8 = |b: &mut BytesCol| b.validate_utf8().map_err(|k| DecodeError::new(k, 0));
+        match self {
+            Column::Bytes(b) => utf8(b),
+            Column::List(l) => l.child.validate_utf8(),
+            Column::Map(m) => {
+                utf8(&mut m.keys)?;
+                m.values.validate_utf8()
+            }
+            Column::Struct(s) => s.validate_utf8(),
+            Column::Nullable(n) => n.child.validate_utf8(),
+            Column::Union(u) => u.children.iter_mut().try_for_each(Column::validate_utf8),
+            _ => Ok(()),
+        }
+    }
+
+    /// Turn the buffers into an Arrow array (with `nulls` from a nullable parent) and reset.
+    pub(crate) fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+        fn prim<T: arrow_buffer::ArrowNativeType>(
+            p: &mut Prim<T>,
+            nulls: Option<NullBuffer>,
+        ) -> ArrayRef {
+            let values = std::mem::take(&mut p.values);
+            let data = ArrayDataBuilder::new(p.data_type.clone())
+                .len(values.len())
+                .add_buffer(Buffer::from_vec(values))
+                .nulls(nulls)
+                .build()
+                .expect("primitive buffer matches its type");
+            make_array(data)
+        }
+        match self {
+            Column::Null(len) => Arc::new(NullArray::new(std::mem::take(len))),
+            Column::Boolean(b) => Arc::new(BooleanArray::new(b.finish(), nulls)),
+            Column::Int32(p) => prim(p, nulls),
+            Column::Int64(p) => prim(p, nulls),
+            Column::Float32(p) => prim(p, nulls),
+            Column::Float64(p) => prim(p, nulls),
+            Column::Bytes(b) => b.finish(nulls),
+            Column::Fixed(f) | Column::UuidString(f) => f.finish(nulls),
+            Column::Enum(e) => {
+                let keys = Int32Array::new(ScalarBuffer::from(std::mem::take(&mut e.keys)), nulls);
+                Arc::new(
+                    DictionaryArray::<Int32Type>::try_new(keys, e.symbols.clone())
+                        .expect("enum indexes checked while decoding"),
+                )
+            }
+            Column::Decimal(d) => d.finish(nulls),
+            Column::Duration(v) => Arc::new(IntervalMonthDayNanoArray::new(
+                ScalarBuffer::from(std::mem::take(v)),
+                nulls,
+            )),
+            Column::List(l) => {
+                let offsets = std::mem::replace(&mut l.offsets, vec![0]);
+                let values = l.child.finish(None);
+                Arc::new(ListArray::new(
+                    l.field.clone(),
+                    OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    values,
+                    nulls,
+                ))
+            }
+            Column::Map(m) => {
+                let offsets = std::mem::replace(&mut m.offsets, vec![0]);
+                let keys = m.keys.finish(None);
+                let values = m.values.finish(None);
+                let DataType::Struct(entry_fields) = m.entries.data_type() else {
+                    unreachable!("map entries are a struct")
+                };
+                let entries = StructArray::new(entry_fields.clone(), vec![keys, values], None);
+                Arc::new(MapArray::new(
+                    m.entries.clone(),
+                    OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    entries,
+                    nulls,
+                    false,
+                ))
+            }
+            Column::Struct(s) => s.finish(nulls),
+            Column::Nullable(n) => {
+                debug_assert!(nulls.is_none(), "nullable inside nullable");
+                let validity = n.validity.finish();
+                n.child.finish(validity)
+            }
+            Column::Union(u) => {
+                let type_ids = ScalarBuffer::from(std::mem::take(&mut u.type_ids));
+                let offsets = ScalarBuffer::from(std::mem::take(&mut u.offsets));
+                let children = u.children.iter_mut().map(|c| c.finish(None)).collect();
+                Arc::new(
+                    UnionArray::try_new(u.fields.clone(), type_ids, Some(offsets), children)
+                        .expect("union type ids and offsets built consistently"),
+                )
+            }
+            Column::Skip(_) => unreachable!("skipped columns are never finished"),
+            Column::TooDeep(t) => Arc::new(NullArray::new(std::mem::take(&mut t.len))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuid_parsing() {
+        assert_eq!(
+            parse_uuid(b"01234567-89ab-CDEF-0123-456789abcdef"),
+            Some([
+                0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
+                0xcd, 0xef
+            ])
+        );
+        assert_eq!(parse_uuid(b"0123456789abcdef0123456789abcdef"), None);
+        assert_eq!(parse_uuid(b"01234567-89ab-cdef-0123-456789abcdeg"), None);
+        assert_eq!(parse_uuid(b"01234567-89ab-cdef-0123+456789abcdef"), None);
+    }
+
+    #[test]
+    fn decimal_sign_extension() {
+        assert_eq!(DecimalCol::sign_extend::<4>(&[0xff]), Some([0xff; 4]));
+        assert_eq!(
+            DecimalCol::sign_extend::<4>(&[0x01, 0x00]),
+            Some([0, 0, 1, 0])
+        );
+        assert_eq!(DecimalCol::sign_extend::<4>(&[]), Some([0; 4]));
+        assert_eq!(
+            DecimalCol::sign_extend::<2>(&[0xff, 0xff, 0x80, 0x00]),
+            Some([0x80, 0])
+        );
+        assert_eq!(
+            DecimalCol::sign_extend::<2>(&[0xff, 0xff, 0x7f, 0x00]),
+            None
+        );
+        assert_eq!(
+            DecimalCol::sign_extend::<2>(&[0x00, 0x01, 0x00, 0x00]),
+            None
+        );
+        assert_eq!(
+            DecimalCol::sign_extend::<2>(&[0x00, 0x00, 0x7f, 0x00]),
+            Some([0x7f, 0])
+        );
+    }
+}

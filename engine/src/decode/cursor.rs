@@ -1,0 +1,187 @@
+//! A read position in one block's decompressed bytes, with the primitive Avro reads.
+
+use crate::error::{DecodeError, DecodeErrorKind};
+use crate::varint::Kernel;
+
+/// Bytes of one block plus the current offset, decoding varints with the kernel `K`.
+pub(crate) struct Cursor<'a, K> {
+    pub(crate) buf: &'a [u8],
+    pub(crate) pos: usize,
+    pub(crate) k: K,
+}
+
+impl<'a, K: Kernel> Cursor<'a, K> {
+    pub(crate) fn new(buf: &'a [u8], pos: usize, k: K) -> Self {
+        Cursor { buf, pos, k }
+    }
+
+    #[inline(always)]
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn error(&self, kind: DecodeErrorKind, at: usize) -> DecodeError {
+        DecodeError::new(kind, at)
+    }
+
+    #[inline(always)]
+    pub(crate) fn long(&mut self) -> Result<i64, DecodeError> {
+        let start = self.pos;
+        self.k
+            .read_long(self.buf, &mut self.pos)
+            .map_err(|e| self.error(DecodeErrorKind::Varint(e), start))
+    }
+
+    #[inline(always)]
+    pub(crate) fn int(&mut self) -> Result<i32, DecodeError> {
+        let start = self.pos;
+        self.k
+            .read_int(self.buf, &mut self.pos)
+            .map_err(|e| self.error(DecodeErrorKind::Varint(e), start))
+    }
+
+    /// The next `n` bytes.
+    #[inline(always)]
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.remaining() {
+            return Err(self.eof(n as u64));
+        }
+        let start = self.pos;
+        self.pos += n;
+        Ok(&self.buf[start..start + n])
+    }
+
+    #[cold]
+    fn eof(&self, needed: u64) -> DecodeError {
+        self.error(
+            DecodeErrorKind::UnexpectedEof {
+                needed,
+                available: self.remaining() as u64,
+            },
+            self.pos,
+        )
+    }
+
+    /// A length prefix (`bytes`, `string`), checked against the bytes left.
+    #[inline(always)]
+    pub(crate) fn len_prefix(&mut self) -> Result<usize, DecodeError> {
+        let start = self.pos;
+        let n = self.long()?;
+        if n < 0 {
+            return Err(self.error(DecodeErrorKind::NegativeLength(n), start));
+        }
+        if n as u64 > self.remaining() as u64 {
+            return Err(self.eof(n as u64));
+        }
+        Ok(n as usize)
+    }
+
+    /// A length-prefixed byte string.
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8], DecodeError> {
+        let n = self.len_prefix()?;
+        let start = self.pos;
+        self.pos += n;
+        Ok(&self.buf[start..start + n])
+    }
+
+    #[inline(always)]
+    pub(crate) fn f32(&mut self) -> Result<f32, DecodeError> {
+        let b = self.take(4)?;
+        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    #[inline(always)]
+    pub(crate) fn f64(&mut self) -> Result<f64, DecodeError> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(f64::from_le_bytes(a))
+    }
+
+    #[inline(always)]
+    pub(crate) fn boolean(&mut self) -> Result<bool, DecodeError> {
+        match self.buf.get(self.pos) {
+            Some(&b) if b <= 1 => {
+                self.pos += 1;
+                Ok(b == 1)
+            }
+            Some(&b) => Err(self.error(DecodeErrorKind::InvalidBoolean(b), self.pos)),
+            None => Err(self.eof(1)),
+        }
+    }
+
+    /// The header of one array or map block: `None` at the terminating zero count, otherwise
+    /// the item count. `min_item_size` bounds the count by the bytes left (items of zero bytes
+    /// are bounded by the caller).
+    #[inline(always)]
+    pub(crate) fn block_count(
+        &mut self,
+        min_item_size: usize,
+    ) -> Result<Option<usize>, DecodeError> {
+        let start = self.pos;
+        let count = self.long()?;
+        if count == 0 {
+            return Ok(None);
+        }
+        let n = if count < 0 {
+            // A negative count is followed by the block's size in bytes.
+            let size_at = self.pos;
+            let size = self.long()?;
+            if size < 0 {
+                return Err(self.error(DecodeErrorKind::NegativeLength(size), size_at));
+            }
+            if size as u64 > self.remaining() as u64 {
+                return Err(self.eof(size as u64));
+            }
+            count.unsigned_abs()
+        } else {
+            count as u64
+        };
+        if min_item_size > 0 && n > (self.remaining() / min_item_size) as u64 {
+            return Err(self.error(
+                DecodeErrorKind::TooLarge(format!(
+                    "collection block of {n} items needs at least {} bytes but only {} are left",
+                    n.saturating_mul(min_item_size as u64),
+                    self.remaining()
+                )),
+                start,
+            ));
+        }
+        if n > i32::MAX as u64 {
+            return Err(self.error(
+                DecodeErrorKind::TooLarge(format!(
+                    "collection block of {n} items exceeds Arrow's 32-bit offsets"
+                )),
+                start,
+            ));
+        }
+        Ok(Some(n as usize))
+    }
+
+    /// Like [`Cursor::block_count`], but returns the byte size when the writer recorded one, so
+    /// that a skipped collection can be jumped over.
+    #[inline]
+    pub(crate) fn block_count_and_size(
+        &mut self,
+    ) -> Result<Option<(u64, Option<usize>)>, DecodeError> {
+        let count = self.long()?;
+        if count == 0 {
+            return Ok(None);
+        }
+        if count < 0 {
+            let size_at = self.pos;
+            let size = self.long()?;
+            if size < 0 {
+                return Err(self.error(DecodeErrorKind::NegativeLength(size), size_at));
+            }
+            if size as u64 > self.remaining() as u64 {
+                return Err(self.eof(size as u64));
+            }
+            return Ok(Some((count.unsigned_abs(), Some(size as usize))));
+        }
+        Ok(Some((count as u64, None)))
+    }
+}

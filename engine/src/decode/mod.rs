@@ -1,0 +1,280 @@
+//! Decoding record data: a [`DecodePlan`] compiled once from the schema, and a
+//! [`RecordDecoder`] per worker that turns blocks of Avro-encoded records into Arrow
+//! `RecordBatch`es.
+//!
+//! Decoding a block is a function of (plan, block bytes, record count): each decoder owns its
+//! column buffers and shares nothing mutable, so any thread can decode any block.
+
+mod bits;
+pub(crate) mod column;
+mod cursor;
+pub(crate) mod skip;
+
+use crate::error::{DecodeError, DecodeErrorKind, PlanError};
+use crate::plan::{compile, DecodeOptions, AVRO_SCHEMA_KEY};
+use crate::schema::Schema;
+use crate::varint::{Kernel, KernelKind};
+use arrow_array::{RecordBatch, RecordBatchOptions};
+use arrow_schema::{Schema as ArrowSchema, SchemaRef};
+use column::StructCol;
+use cursor::Cursor;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The default number of rows per batch.
+pub const DEFAULT_BATCH_SIZE: usize = 8192;
+
+/// A schema compiled for decoding: the Arrow schema and the column layout. Cheap to clone and
+/// to create decoders from.
+///
+/// ```
+/// use avrow_engine::{DecodeOptions, DecodePlan, schema::Schema};
+/// let schema = Schema::parse(r#"{"type":"record","name":"r","fields":[
+///     {"name":"id","type":"long"},{"name":"name","type":"string"}]}"#)?;
+/// let plan = DecodePlan::new(&schema, &DecodeOptions::default())?;
+/// let mut decoder = plan.decoder();
+/// // Two records: (1, "a"), (-1, "bc") — zigzag varints and length-prefixed strings.
+/// let block = [0x02, 0x02, b'a', 0x01, 0x04, b'b', b'c'];
+/// let batches = decoder.decode_block(&block, 2)?;
+/// assert!(batches.is_empty()); // fewer rows than the batch size: still buffered
+/// let batch = decoder.flush()?.unwrap();
+/// assert_eq!(batch.num_rows(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct DecodePlan {
+    schema: SchemaRef,
+    root: StructCol,
+    min_record_size: usize,
+}
+
+impl DecodePlan {
+    /// Compile `schema` (the writer schema) with `options`.
+    ///
+    /// # Errors
+    /// An unknown projection path, or a schema that cannot be mapped to Arrow.
+    pub fn new(schema: &Schema, options: &DecodeOptions) -> Result<Self, PlanError> {
+        let compiled = compile(schema, options)?;
+        let metadata = HashMap::from([(AVRO_SCHEMA_KEY.to_string(), schema.json().to_string())]);
+        let arrow = ArrowSchema::new_with_metadata(compiled.fields, metadata);
+        let min_record_size = compiled.root.min_size();
+        Ok(DecodePlan {
+            schema: Arc::new(arrow),
+            root: compiled.root,
+            min_record_size,
+        })
+    }
+
+    /// The Arrow schema of the batches.
+    pub fn arrow_schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The fewest bytes one encoded record can take (0 for records of only nulls).
+    pub fn min_record_size(&self) -> usize {
+        self.min_record_size
+    }
+
+    /// A new decoder with empty buffers, the process's varint kernel and the default batch size.
+    pub fn decoder(&self) -> RecordDecoder {
+        RecordDecoder {
+            schema: self.schema.clone(),
+            root: self.root.clone(),
+            min_record_size: self.min_record_size,
+            kernel: crate::varint::selected().unwrap_or_else(|_| crate::varint::best_available()),
+            batch_size: DEFAULT_BATCH_SIZE,
+        }
+    }
+}
+
+/// Decodes Avro records into Arrow column buffers, row by row, and hands out `RecordBatch`es.
+/// One per worker thread; see [`DecodePlan`] for an example.
+#[derive(Debug, Clone)]
+pub struct RecordDecoder {
+    schema: SchemaRef,
+    root: StructCol,
+    min_record_size: usize,
+    kernel: KernelKind,
+    batch_size: usize,
+}
+
+impl RecordDecoder {
+    /// Use this varint kernel (it must be available on this CPU: see
+    /// [`varint::is_available`](crate::varint::is_available)).
+    ///
+    /// # Panics
+    /// If the kernel is not available on this CPU.
+    pub fn with_kernel(mut self, kernel: KernelKind) -> Self {
+        assert!(
+            crate::varint::is_available(kernel),
+            "varint kernel {kernel} is not available on this CPU"
+        );
+        self.kernel = kernel;
+        self
+    }
+
+    /// Rows per batch for [`RecordDecoder::decode_block`] (at least 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// The varint kernel in use.
+    pub fn kernel(&self) -> KernelKind {
+        self.kernel
+    }
+
+    /// The rows per batch.
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
+    }
+
+    /// The Arrow schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Rows decoded and not yet flushed.
+    pub fn buffered_rows(&self) -> usize {
+        self.root.len
+    }
+
+    /// Check a block's record count against its size: `count` records need at least
+    /// `count × min_record_size` bytes. Records of zero bytes are capped at `i32::MAX` a block.
+    ///
+    /// # Errors
+    /// If the count cannot be right for `data_len` bytes.
+    pub fn check_record_count(&self, count: u64, data_len: usize) -> Result<usize, DecodeError> {
+        let fits = match self.min_record_size {
+            0 => count <= i32::MAX as u64,
+            m => count <= (data_len / m) as u64,
+        };
+        if !fits {
+            return Err(DecodeError::new(
+                DecodeErrorKind::TooLarge(format!(
+                    "a block of {data_len} bytes cannot hold {count} records of at least {} bytes",
+                    self.min_record_size
+                )),
+                0,
+            ));
+        }
+        usize::try_from(count)
+            .map_err(|_| DecodeError::new(DecodeErrorKind::TooLarge(format!("{count} records")), 0))
+    }
+
+    /// Decode exactly `n` records from `data` starting at `*pos`, appending them to the buffered
+    /// rows, and advance `*pos`. Record indexes in errors count from this call's first record.
+    /// The caller bounds `n` (see [`RecordDecoder::check_record_count`]).
+    ///
+    /// On error the buffered rows are those decoded before the bad record (or, for invalid
+    /// UTF-8, before this call), so they can still be flushed.
+    ///
+    /// # Errors
+    /// Malformed data: the error names the byte offset in `data`, the record and the field.
+    pub fn decode_rows(
+        &mut self,
+        data: &[u8],
+        pos: &mut usize,
+        n: usize,
+    ) -> Result<(), DecodeError> {
+        if self.min_record_size == 0 {
+            self.root.append_zero_size(n);
+            return Ok(());
+        }
+        let before = self.root.len;
+        let result =
+            crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, pos, n));
+        if let Err(e) = result {
+            let complete = self.root.len;
+            self.root.truncate(complete);
+            // Strings of the complete rows still need validating before they can be flushed.
+            if self.root.validate_utf8().is_err() {
+                self.root.truncate(before);
+            }
+            return Err(e);
+        }
+        if let Err(e) = self.root.validate_utf8() {
+            self.root.truncate(before);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn decode_rows_with<K: Kernel>(
+        &mut self,
+        k: K,
+        data: &[u8],
+        pos: &mut usize,
+        n: usize,
+    ) -> Result<(), DecodeError> {
+        let mut c = Cursor::new(data, *pos, k);
+        self.root.reserve(n);
+        for i in 0..n {
+            if let Err(e) = self.root.decode(&mut c) {
+                return Err(e.at_record(i as u64));
+            }
+        }
+        *pos = c.pos;
+        Ok(())
+    }
+
+    /// Decode a whole block of `count` records. Returns the batches that filled up
+    /// ([`RecordDecoder::with_batch_size`]); rows of a partial batch stay buffered for the next
+    /// block or [`RecordDecoder::flush`].
+    ///
+    /// # Errors
+    /// Malformed data, a count that does not fit the block, or bytes left over after the last
+    /// record.
+    pub fn decode_block(
+        &mut self,
+        data: &[u8],
+        count: u64,
+    ) -> Result<Vec<RecordBatch>, DecodeError> {
+        let count = self.check_record_count(count, data.len())?;
+        let mut out = Vec::new();
+        let mut pos = 0;
+        let mut done = 0;
+        while done < count {
+            let n = (count - done).min(self.batch_size - self.buffered_rows().min(self.batch_size));
+            if n == 0 {
+                out.extend(self.flush()?);
+                continue;
+            }
+            self.decode_rows(data, &mut pos, n)
+                .map_err(|e| e.with_record_base(done as u64))?;
+            done += n;
+            if self.buffered_rows() >= self.batch_size {
+                out.extend(self.flush()?);
+            }
+        }
+        if pos != data.len() {
+            return Err(DecodeError::new(
+                DecodeErrorKind::TrailingBytes(data.len() - pos),
+                pos,
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The buffered rows as a batch (`None` if there are none); the buffers start over.
+    ///
+    /// # Errors
+    /// Only if Arrow rejects the assembled arrays, which would be a bug in avrow.
+    pub fn flush(&mut self) -> Result<Option<RecordBatch>, DecodeError> {
+        let rows = self.root.len;
+        if rows == 0 {
+            return Ok(None);
+        }
+        let columns = self.root.finish_columns();
+        let options = RecordBatchOptions::new().with_row_count(Some(rows));
+        RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
+            .map(Some)
+            .map_err(|e| {
+                DecodeError::new(
+                    DecodeErrorKind::TooLarge(format!("internal error assembling a batch: {e}")),
+                    0,
+                )
+            })
+    }
+}

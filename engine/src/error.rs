@@ -1,0 +1,227 @@
+//! Errors of the decoding core: what went wrong, where in the block, and in which field.
+
+use crate::varint::VarintError;
+use std::fmt;
+use std::sync::Arc;
+
+/// What went wrong while decoding record data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// A malformed varint.
+    Varint(VarintError),
+    /// The data ended before a value did.
+    UnexpectedEof {
+        /// Bytes the value needs.
+        needed: u64,
+        /// Bytes left in the block.
+        available: u64,
+    },
+    /// A negative string/bytes length or collection byte size.
+    NegativeLength(i64),
+    /// A boolean byte other than 0 or 1.
+    InvalidBoolean(u8),
+    /// An enum index outside the symbol list.
+    EnumIndex {
+        /// The index read.
+        index: i64,
+        /// Number of symbols.
+        symbols: usize,
+    },
+    /// A union branch index outside the union.
+    UnionIndex {
+        /// The index read.
+        index: i64,
+        /// Number of branches.
+        branches: usize,
+    },
+    /// A string that is not UTF-8 (reported per field, value index within this block).
+    InvalidUtf8 {
+        /// Index of the first invalid value of this field among the values decoded in the call.
+        value_index: usize,
+    },
+    /// A `uuid` string that is not in the 8-4-4-4-12 hexadecimal form.
+    InvalidUuid(String),
+    /// A decimal value with more bytes than its Arrow type holds.
+    DecimalOverflow {
+        /// Encoded length in bytes.
+        len: usize,
+    },
+    /// A duration whose months or days do not fit Arrow's signed 32-bit fields.
+    DurationOverflow {
+        /// Months as encoded.
+        months: u32,
+        /// Days as encoded.
+        days: u32,
+    },
+    /// Data nested deeper than the configured recursion depth for a recursive type.
+    RecursionLimit {
+        /// The recursive type.
+        type_name: String,
+        /// The configured depth.
+        depth: usize,
+    },
+    /// A count or size that cannot be right for the bytes present, or that overflows Arrow's
+    /// 32-bit offsets in one batch.
+    TooLarge(String),
+    /// Bytes left over after the block's last record.
+    TrailingBytes(usize),
+}
+
+impl fmt::Display for DecodeErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeErrorKind::Varint(e) => write!(f, "{e}"),
+            DecodeErrorKind::UnexpectedEof { needed, available } => write!(
+                f,
+                "unexpected end of data: a value needs {needed} bytes but only {available} are left"
+            ),
+            DecodeErrorKind::NegativeLength(n) => write!(f, "negative length {n}"),
+            DecodeErrorKind::InvalidBoolean(b) => write!(f, "invalid boolean byte {b:#04x}"),
+            DecodeErrorKind::EnumIndex { index, symbols } => {
+                write!(f, "enum index {index} out of range ({symbols} symbols)")
+            }
+            DecodeErrorKind::UnionIndex { index, branches } => {
+                write!(f, "union branch {index} out of range ({branches} branches)")
+            }
+            DecodeErrorKind::InvalidUtf8 { value_index } => {
+                write!(f, "invalid UTF-8 in string value #{value_index} of this block")
+            }
+            DecodeErrorKind::InvalidUuid(s) => write!(f, "invalid uuid string {s:?}"),
+            DecodeErrorKind::DecimalOverflow { len } => {
+                write!(f, "decimal value of {len} bytes does not fit its Arrow decimal type")
+            }
+            DecodeErrorKind::DurationOverflow { months, days } => write!(
+                f,
+                "duration of {months} months and {days} days does not fit Arrow's Interval(MonthDayNano)"
+            ),
+            DecodeErrorKind::RecursionLimit { type_name, depth } => write!(
+                f,
+                "recursive type {type_name} is nested deeper than the maximum recursion depth {depth} \
+                 (raise it with with_max_recursion_depth)"
+            ),
+            DecodeErrorKind::TooLarge(what) => f.write_str(what),
+            DecodeErrorKind::TrailingBytes(n) => {
+                write!(f, "{n} bytes left over after the block's last record")
+            }
+        }
+    }
+}
+
+/// An error decoding record data, with its byte offset in the (decompressed) block, the record
+/// index in the block and the field path. Boxed so that `Result`s on the hot path stay small.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError(Box<Inner>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inner {
+    kind: DecodeErrorKind,
+    offset: usize,
+    record: Option<u64>,
+    /// Field names from the innermost outwards.
+    path_rev: Vec<Arc<str>>,
+}
+
+impl DecodeError {
+    /// A new error at `offset` bytes into the block data.
+    #[cold]
+    pub fn new(kind: DecodeErrorKind, offset: usize) -> Self {
+        DecodeError(Box::new(Inner {
+            kind,
+            offset,
+            record: None,
+            path_rev: Vec::new(),
+        }))
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.0.kind
+    }
+
+    /// Byte offset in the decompressed block data.
+    pub fn offset(&self) -> usize {
+        self.0.offset
+    }
+
+    /// Index of the record within its block, when known.
+    pub fn record(&self) -> Option<u64> {
+        self.0.record
+    }
+
+    /// The field path, outermost first, joined with `.` (empty at the top level).
+    pub fn field_path(&self) -> String {
+        let mut parts: Vec<&str> = self.0.path_rev.iter().map(|s| &**s).collect();
+        parts.reverse();
+        parts.join(".")
+    }
+
+    #[cold]
+    pub(crate) fn in_field(mut self, name: &Arc<str>) -> Self {
+        self.0.path_rev.push(name.clone());
+        self
+    }
+
+    #[cold]
+    pub(crate) fn at_record(mut self, record: u64) -> Self {
+        self.0.record.get_or_insert(record);
+        self
+    }
+
+    /// Add `base` to the record index (used when a block is decoded in several calls).
+    pub fn with_record_base(mut self, base: u64) -> Self {
+        if let Some(r) = &mut self.0.record {
+            *r += base;
+        }
+        self
+    }
+
+    /// Shift the offset (used when a caller decodes a sub-slice of the block).
+    pub fn with_offset_base(mut self, base: usize) -> Self {
+        self.0.offset += base;
+        self
+    }
+}
+
+impl fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} at byte {} of the block data",
+            self.0.kind, self.0.offset
+        )?;
+        if let Some(r) = self.0.record {
+            write!(f, ", record {r}")?;
+        }
+        let path = self.field_path();
+        if !path.is_empty() {
+            write!(f, ", field {path}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// An error turning a schema into a decode plan: an unknown projection path, or a schema whose
+/// Arrow mapping would be unreasonable (too deep, too large, too many union branches).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    /// A projection names a field the schema does not have.
+    #[error("projection: no field {path:?} in the schema{hint}")]
+    UnknownField {
+        /// The path as given.
+        path: String,
+        /// Extra explanation.
+        hint: String,
+    },
+    /// The schema cannot be mapped to Arrow.
+    #[error("unsupported schema: {0}")]
+    Unsupported(String),
+}

@@ -1,0 +1,317 @@
+//! The Avro schema model (specification 1.12): parsing, validation, named types, logical types,
+//! Parsing Canonical Form and fingerprints.
+//!
+//! A [`Schema`] is a tree of [`Node`]s whose named types (records, enums, fixed) live in one table
+//! and are referenced by index, so recursive and reused types are represented without copying.
+
+mod canonical;
+mod parse;
+
+pub use canonical::{rabin_fingerprint, Fingerprint};
+
+use serde_json::Value as Json;
+use std::fmt;
+
+/// A parse or validation error in an Avro schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid Avro schema: {message}")]
+pub struct SchemaError {
+    message: String,
+}
+
+impl SchemaError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        SchemaError {
+            message: message.into(),
+        }
+    }
+
+    /// The problem, without the "invalid Avro schema" prefix.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+/// A parsed and validated Avro schema.
+///
+/// ```
+/// use avrow_engine::schema::Schema;
+/// let schema = Schema::parse(r#"{"type":"record","name":"r","fields":[{"name":"a","type":"long"}]}"#)?;
+/// assert_eq!(schema.canonical_form(), r#"{"name":"r","type":"record","fields":[{"name":"a","type":"long"}]}"#);
+/// # Ok::<(), avrow_engine::schema::SchemaError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schema {
+    root: Node,
+    named: Vec<NamedType>,
+    json: String,
+}
+
+impl Schema {
+    /// Parse and validate a schema from its JSON text.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] naming the first problem found.
+    pub fn parse(json: &str) -> Result<Schema, SchemaError> {
+        let value: Json = serde_json::from_str(json)
+            .map_err(|e| SchemaError::new(format!("schema is not valid JSON: {e}")))?;
+        let (root, named) = parse::parse(&value)?;
+        Ok(Schema {
+            root,
+            named,
+            json: json.to_string(),
+        })
+    }
+
+    /// The root type.
+    pub fn root(&self) -> &Node {
+        &self.root
+    }
+
+    /// The named type with index `index` (see [`Node::Named`]).
+    pub fn named(&self, index: usize) -> &NamedType {
+        &self.named[index]
+    }
+
+    /// All named types, in definition order.
+    pub fn named_types(&self) -> &[NamedType] {
+        &self.named
+    }
+
+    /// Look up a named type by full name.
+    pub fn lookup(&self, full_name: &str) -> Option<(usize, &NamedType)> {
+        self.named
+            .iter()
+            .enumerate()
+            .find(|(_, n)| n.name.full() == full_name)
+    }
+
+    /// The JSON text this schema was parsed from.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+}
+
+/// One type in a schema tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    /// A primitive type, possibly annotated with a (valid) logical type.
+    Primitive(Primitive, Option<LogicalType>),
+    /// An array with the given item type.
+    Array(Box<Node>),
+    /// A map with string keys and the given value type.
+    Map(Box<Node>),
+    /// A union of the given branches (never nested, no duplicates).
+    Union(Vec<Node>),
+    /// A reference to the named type at this index of [`Schema::named_types`].
+    Named(usize),
+}
+
+/// The Avro primitive types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Primitive {
+    /// `null`
+    Null,
+    /// `boolean`
+    Boolean,
+    /// `int` (32-bit)
+    Int,
+    /// `long` (64-bit)
+    Long,
+    /// `float` (32-bit IEEE 754)
+    Float,
+    /// `double` (64-bit IEEE 754)
+    Double,
+    /// `bytes`
+    Bytes,
+    /// `string` (UTF-8)
+    String,
+}
+
+impl Primitive {
+    /// The type's name in schema JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Primitive::Null => "null",
+            Primitive::Boolean => "boolean",
+            Primitive::Int => "int",
+            Primitive::Long => "long",
+            Primitive::Float => "float",
+            Primitive::Double => "double",
+            Primitive::Bytes => "bytes",
+            Primitive::String => "string",
+        }
+    }
+
+    pub(crate) fn from_name(name: &str) -> Option<Primitive> {
+        Some(match name {
+            "null" => Primitive::Null,
+            "boolean" => Primitive::Boolean,
+            "int" => Primitive::Int,
+            "long" => Primitive::Long,
+            "float" => Primitive::Float,
+            "double" => Primitive::Double,
+            "bytes" => Primitive::Bytes,
+            "string" => Primitive::String,
+            _ => return None,
+        })
+    }
+}
+
+/// The Avro logical types avrow understands. Unknown or invalid logical types are dropped at
+/// parse time (the spec says to fall back to the underlying type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LogicalType {
+    /// `decimal` on `bytes` or `fixed`.
+    Decimal {
+        /// Maximum number of digits.
+        precision: usize,
+        /// Digits after the decimal point.
+        scale: usize,
+    },
+    /// `uuid` on `string` or `fixed(16)`.
+    Uuid,
+    /// `date` on `int`: days since the Unix epoch.
+    Date,
+    /// `time-millis` on `int`.
+    TimeMillis,
+    /// `time-micros` on `long`.
+    TimeMicros,
+    /// `timestamp-millis` on `long` (UTC).
+    TimestampMillis,
+    /// `timestamp-micros` on `long` (UTC).
+    TimestampMicros,
+    /// `timestamp-nanos` on `long` (UTC).
+    TimestampNanos,
+    /// `local-timestamp-millis` on `long` (no time zone).
+    LocalTimestampMillis,
+    /// `local-timestamp-micros` on `long` (no time zone).
+    LocalTimestampMicros,
+    /// `local-timestamp-nanos` on `long` (no time zone).
+    LocalTimestampNanos,
+    /// `duration` on `fixed(12)`: months, days, milliseconds as little-endian u32.
+    Duration,
+}
+
+/// A full name: namespace plus name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FullName {
+    name: String,
+    namespace: Option<String>,
+}
+
+impl FullName {
+    pub(crate) fn new(name: String, namespace: Option<String>) -> Self {
+        FullName {
+            name,
+            namespace: namespace.filter(|n| !n.is_empty()),
+        }
+    }
+
+    /// The unqualified name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The namespace, if any.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// `namespace.name`, or `name` in the null namespace.
+    pub fn full(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{ns}.{}", self.name),
+            None => self.name.clone(),
+        }
+    }
+}
+
+impl fmt::Display for FullName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.namespace {
+            Some(ns) => write!(f, "{ns}.{}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
+/// A record, enum or fixed type definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedType {
+    /// The full name.
+    pub name: FullName,
+    /// Alternative full names.
+    pub aliases: Vec<FullName>,
+    /// Documentation, if any.
+    pub doc: Option<String>,
+    /// What kind of named type this is.
+    pub def: NamedDef,
+}
+
+/// The body of a named type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NamedDef {
+    /// A record (or `error`).
+    Record(Record),
+    /// An enumeration.
+    Enum(Enum),
+    /// A fixed-size byte string.
+    Fixed(Fixed),
+}
+
+/// A record's fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// The fields in order.
+    pub fields: Vec<Field>,
+    /// Declared with `"type": "error"`.
+    pub is_error: bool,
+}
+
+/// One field of a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The field name.
+    pub name: String,
+    /// The field type.
+    pub ty: Node,
+    /// The default value (validated against the type), if any.
+    pub default: Option<Json>,
+    /// Sort order.
+    pub order: SortOrder,
+    /// Alternative names.
+    pub aliases: Vec<String>,
+    /// Documentation, if any.
+    pub doc: Option<String>,
+}
+
+/// A field's sort order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SortOrder {
+    /// `ascending` (the default)
+    #[default]
+    Ascending,
+    /// `descending`
+    Descending,
+    /// `ignore`
+    Ignore,
+}
+
+/// An enum's symbols.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Enum {
+    /// Symbols in order; the encoded value is the index.
+    pub symbols: Vec<String>,
+    /// Default symbol for schema resolution.
+    pub default: Option<String>,
+}
+
+/// A fixed type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fixed {
+    /// Size in bytes.
+    pub size: usize,
+    /// Logical type (decimal, uuid, duration), if valid.
+    pub logical: Option<LogicalType>,
+}
