@@ -1,0 +1,351 @@
+//! [`ReaderBuilder`]: options, then a source (path, paths, bytes or stream) → [`Reader`].
+
+use crate::container::{read_header, Counting, Header};
+use crate::error::{Error, Result};
+use crate::parallel::{available_threads, pool_for, unit_bytes, Parallel};
+use crate::reader::{Engine, Reader};
+use crate::sequential::Sequential;
+use crate::source::{BlockContext, BlockSource, FileInput, Input};
+use crate::unit::WorkerState;
+use avrow_engine::varint::{self, KernelKind};
+use avrow_engine::{DecodeOptions, DecodePlan, DEFAULT_BATCH_SIZE};
+use bytes::Bytes;
+use std::io::{BufReader, Read};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The default limit on one block's decompressed size (1 GiB).
+pub const DEFAULT_MAX_BLOCK_SIZE: usize = 1 << 30;
+
+/// Configures and opens a [`Reader`], in the style of arrow's reader builders: by-value `with_*`
+/// setters, then [`open`](ReaderBuilder::open), [`open_many`](ReaderBuilder::open_many),
+/// [`read_bytes`](ReaderBuilder::read_bytes) or [`read_stream`](ReaderBuilder::read_stream).
+///
+/// ```no_run
+/// let reader = avrow::ReaderBuilder::new()
+///     .with_batch_size(8192)
+///     .with_projection(["id", "lines.sku"])
+///     .open("data.avro")?;
+/// let schema = reader.schema();
+/// for batch in reader {
+///     let batch = batch?;
+///     println!("{} rows", batch.num_rows());
+/// }
+/// # Ok::<(), avrow::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReaderBuilder {
+    batch_size: usize,
+    options: DecodeOptions,
+    kernel: Option<KernelKind>,
+    max_block_size: usize,
+    use_mmap: bool,
+    threads: usize,
+    range: Option<Range<u64>>,
+}
+
+impl Default for ReaderBuilder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ReaderBuilder {
+    /// Defaults: batches of 8192 rows, every column, recursion depth 16, `Utf8`/`Binary`,
+    /// the process's varint kernel, all cores, memory-mapped files, 1 GiB block limit.
+    pub fn new() -> Self {
+        ReaderBuilder {
+            batch_size: DEFAULT_BATCH_SIZE,
+            options: DecodeOptions::default(),
+            kernel: None,
+            max_block_size: DEFAULT_MAX_BLOCK_SIZE,
+            use_mmap: true,
+            threads: 0,
+            range: None,
+        }
+    }
+
+    /// Rows per batch (at least 1); batches never exceed it. With several threads, batches may
+    /// be shorter where one work unit ends.
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Decode only these columns: top-level field names, or dotted paths through records, array
+    /// items, map values and nullable unions (`"lines.sku"`). Columns keep the file's order.
+    /// Projected-away data is skipped without being decoded.
+    pub fn with_projection<I, S>(mut self, columns: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.options.projection = Some(columns.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// How deep a recursive type (a linked list, a tree) is unrolled into nested Arrow types
+    /// (default 16). Data nested deeper is an error naming the field, never truncated.
+    pub fn with_max_recursion_depth(mut self, depth: usize) -> Self {
+        self.options.max_recursion_depth = depth;
+        self
+    }
+
+    /// Map `string` and `bytes` to `Utf8View` and `BinaryView` instead of `Utf8` and `Binary`.
+    pub fn with_utf8_view(mut self, enabled: bool) -> Self {
+        self.options.utf8_view = enabled;
+        self
+    }
+
+    /// Force a varint kernel (by default the fastest one this CPU runs, or `AVROW_VARINT`).
+    pub fn with_varint_kernel(mut self, kernel: KernelKind) -> Self {
+        self.kernel = Some(kernel);
+        self
+    }
+
+    /// Decoding threads: `1` decodes on the caller's thread with no pool; `0` (the default)
+    /// uses every core. Inputs of a single work unit (a few MB) are always decoded on the
+    /// caller's thread.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Read only the blocks whose sync marker (the one before the block) starts in
+    /// `range` — the way Hadoop and Spark split Avro files. For any partition of the file's
+    /// bytes into ranges, the readers of the ranges together return every row exactly once, in
+    /// order. Use [`split_ranges`](crate::split_ranges) for balanced ranges. Needs a path or
+    /// bytes (not a stream).
+    pub fn with_range(mut self, range: Range<u64>) -> Self {
+        self.range = Some(range);
+        self
+    }
+
+    /// Refuse blocks that decompress to more than `bytes` (default 1 GiB): a guard against
+    /// decompression bombs.
+    pub fn with_max_block_size(mut self, bytes: usize) -> Self {
+        self.max_block_size = bytes;
+        self
+    }
+
+    /// Memory-map files opened by path (default `true`). Without it, files are read as
+    /// streams. A mapped file must not be truncated by another process while it is read.
+    pub fn with_mmap(mut self, enabled: bool) -> Self {
+        self.use_mmap = enabled;
+        self
+    }
+
+    fn kernel(&self) -> Result<KernelKind> {
+        match self.kernel {
+            Some(k) if varint::is_available(k) => Ok(k),
+            Some(k) => Err(Error::InvalidArgument(format!(
+                "the {k} varint kernel is not available on this CPU"
+            ))),
+            None => varint::selected().map_err(Error::InvalidArgument),
+        }
+    }
+
+    fn threads(&self) -> usize {
+        match self.threads {
+            0 => available_threads(),
+            n => n,
+        }
+    }
+
+    /// Open an Avro container file.
+    ///
+    /// # Errors
+    /// The file cannot be opened, or its header or schema is invalid.
+    pub fn open(self, path: impl AsRef<Path>) -> Result<Reader> {
+        let file = self.open_file(path.as_ref(), 0)?;
+        self.build(vec![file])
+    }
+
+    /// Read several files with the same writer schema as one stream of batches, in the given
+    /// order; blocks of all files are decoded in parallel.
+    ///
+    /// # Errors
+    /// A file cannot be opened, a header is invalid, or the files' schemas differ.
+    pub fn open_many<I, P>(self, paths: I) -> Result<Reader>
+    where
+        I: IntoIterator<Item = P>,
+        P: AsRef<Path>,
+    {
+        if self.range.is_some() {
+            return Err(Error::InvalidArgument(
+                "with_range applies to one file, not to open_many".into(),
+            ));
+        }
+        let files = paths
+            .into_iter()
+            .enumerate()
+            .map(|(i, p)| self.open_file(p.as_ref(), i))
+            .collect::<Result<Vec<_>>>()?;
+        if files.is_empty() {
+            return Err(Error::InvalidArgument(
+                "open_many needs at least one file".into(),
+            ));
+        }
+        self.build(files)
+    }
+
+    /// Read an Avro container file held in memory.
+    ///
+    /// # Errors
+    /// The header or schema is invalid.
+    pub fn read_bytes(self, bytes: impl Into<Bytes>) -> Result<Reader> {
+        let file = self.contiguous("<bytes>".to_string(), 0, bytes.into(), None)?;
+        self.build(vec![file])
+    }
+
+    /// Read an Avro container file from a stream (stdin, a pipe, a socket): blocks are read in
+    /// order and decoded in parallel.
+    ///
+    /// # Errors
+    /// Reading fails, or the header or schema is invalid.
+    pub fn read_stream<R: Read + Send + 'static>(self, reader: R) -> Result<Reader> {
+        let file = self.stream("<stream>".to_string(), 0, Box::new(reader))?;
+        self.build(vec![file])
+    }
+
+    fn open_file(&self, path: &Path, index: usize) -> Result<FileInput> {
+        let name = path.display().to_string();
+        let io = |source| Error::Io {
+            file: name.clone(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        if !self.use_mmap {
+            return self.stream(name.clone(), index, Box::new(file));
+        }
+        let len = file.metadata().map_err(io)?.len();
+        if len == 0 {
+            return Err(Error::Header {
+                file: name,
+                offset: 0,
+                message: "not an Avro container file (the file is empty)".into(),
+            });
+        }
+        // SAFETY: the map is read-only. Like every reader of memory-mapped files we rely on the
+        // file not being truncated or modified by another process while it is mapped (the
+        // builder documents this; `with_mmap(false)` avoids it).
+        let map = Arc::new(unsafe { memmap2::Mmap::map(&file) }.map_err(io)?);
+        let _ = map.advise(memmap2::Advice::Sequential);
+        let bytes = Bytes::from_owner(SharedMap(map.clone()));
+        self.contiguous(name, index, bytes, Some(map))
+    }
+
+    fn context(&self, name: String, index: usize, header: &Header) -> Arc<BlockContext> {
+        Arc::new(BlockContext {
+            file: name.into(),
+            file_index: index,
+            codec: header.codec(),
+            max_block_size: self.max_block_size,
+        })
+    }
+
+    fn contiguous(
+        &self,
+        name: String,
+        index: usize,
+        bytes: Bytes,
+        map: Option<Arc<memmap2::Mmap>>,
+    ) -> Result<FileInput> {
+        let mut counting = Counting::new(&bytes[..], 0);
+        let header = read_header(&mut counting, &name)?;
+        let pos = counting.offset as usize;
+        let mut file = FileInput {
+            ctx: self.context(name, index, &header),
+            header: Arc::new(header),
+            input: Input::Contiguous {
+                bytes,
+                map,
+                pos,
+                end: u64::MAX,
+                released: 0,
+            },
+            next_index: 0,
+        };
+        if let Some(range) = &self.range {
+            file.restrict(range.start, range.end)?;
+        }
+        Ok(file)
+    }
+
+    fn stream(
+        &self,
+        name: String,
+        index: usize,
+        reader: Box<dyn Read + Send>,
+    ) -> Result<FileInput> {
+        if self.range.is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "{name}: byte ranges need a seekable input (a path or bytes), not a stream"
+            )));
+        }
+        let mut counting = Counting::new(BufReader::with_capacity(1 << 16, reader), 0);
+        let header = read_header(&mut counting, &name)?;
+        Ok(FileInput {
+            ctx: self.context(name, index, &header),
+            header: Arc::new(header),
+            input: Input::Stream(counting),
+            next_index: 0,
+        })
+    }
+
+    fn build(self, files: Vec<FileInput>) -> Result<Reader> {
+        let kernel = self.kernel()?;
+        let first = &files[0];
+        let plan = DecodePlan::new(first.header.schema(), &self.options).map_err(|source| {
+            Error::Plan {
+                file: first.ctx.file.to_string(),
+                source,
+            }
+        })?;
+        let canonical = first.header.schema().canonical_form();
+        for other in &files[1..] {
+            let same = other.header.schema().canonical_form() == canonical
+                && DecodePlan::new(other.header.schema(), &self.options)
+                    .is_ok_and(|p| p.arrow_schema().fields() == plan.arrow_schema().fields());
+            if !same {
+                return Err(Error::InvalidArgument(format!(
+                    "{} has a different writer schema than {}; files read together must share one schema",
+                    other.ctx.file, first.ctx.file
+                )));
+            }
+        }
+        let header = first.header.clone();
+        let schema = plan.arrow_schema().clone();
+        let decoder = plan
+            .decoder()
+            .with_kernel(kernel)
+            .with_batch_size(self.batch_size);
+        let threads = self.threads();
+        let source = BlockSource::new(files);
+        let one_unit = source
+            .known_len()
+            .is_some_and(|len| len <= unit_bytes(Some(len), threads, 2 * threads));
+        let engine = if threads == 1 || one_unit {
+            Engine::Sequential(Box::new(Sequential::new(source, WorkerState::new(decoder))))
+        } else {
+            let pool = pool_for(threads)?;
+            Engine::Parallel(Box::new(Parallel::new(source, pool, threads, decoder)))
+        };
+        Ok(Reader {
+            header,
+            schema,
+            engine,
+            threads,
+        })
+    }
+}
+
+/// A shared memory map as the owner of a `Bytes`.
+struct SharedMap(Arc<memmap2::Mmap>);
+
+impl AsRef<[u8]> for SharedMap {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}

@@ -1,0 +1,40 @@
+//! # avrow
+//!
+//! Fast Apache Avro → Apache Arrow. `avrow` reads Avro object container files (every codec:
+//! null, deflate, snappy, zstandard, bzip2, xz) from a path, bytes in memory or a stream, and
+//! returns Arrow [`RecordBatch`](arrow_array::RecordBatch)es, with projection and a batch size.
+//!
+//! ```no_run
+//! let reader = avrow::ReaderBuilder::new()
+//!     .with_batch_size(8192)
+//!     .with_projection(["id", "lines.sku"])
+//!     .open("data.avro")?;
+//! println!("{:?}", reader.schema());
+//! for batch in reader {
+//!     let batch = batch?;
+//!     println!("{} rows", batch.num_rows());
+//! }
+//! # Ok::<(), avrow::Error>(())
+//! ```
+//!
+//! The decoding core lives in [`avrow_engine`] (re-exported): use it to decode Avro records
+//! that arrive without a container file.
+
+mod builder;
+mod codec;
+mod container;
+mod error;
+mod parallel;
+mod reader;
+mod sequential;
+mod source;
+mod split;
+mod unit;
+
+pub use avrow_engine;
+pub use builder::{ReaderBuilder, DEFAULT_MAX_BLOCK_SIZE};
+pub use codec::Codec;
+pub use container::{Header, MAGIC};
+pub use error::{Error, Result};
+pub use reader::{ArrowReader, Reader};
+pub use split::split_ranges;

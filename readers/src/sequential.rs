@@ -1,0 +1,83 @@
+//! The single-threaded engine: blocks decoded one after another on the caller's thread, batches
+//! filled across block boundaries.
+
+use crate::error::{Error, Result};
+use crate::source::{BlockSource, RawBlock};
+use crate::unit::WorkerState;
+use arrow_array::RecordBatch;
+use std::collections::VecDeque;
+
+pub(crate) struct Sequential {
+    source: BlockSource,
+    state: WorkerState,
+    ready: VecDeque<RecordBatch>,
+    /// The last block decoded (to name it if the final flush fails).
+    last: Option<RawBlock>,
+    pending_error: Option<Error>,
+    finished: bool,
+}
+
+impl Sequential {
+    pub(crate) fn new(source: BlockSource, state: WorkerState) -> Self {
+        Sequential {
+            source,
+            state,
+            ready: VecDeque::new(),
+            last: None,
+            pending_error: None,
+            finished: false,
+        }
+    }
+
+    /// Decode the next block; false at the end of the input.
+    fn step(&mut self) -> Result<bool> {
+        let Some(block) = self.source.next_block()? else {
+            return Ok(false);
+        };
+        let mut out = Vec::new();
+        let result = self.state.decode_block(&block, &mut out);
+        self.ready.extend(out);
+        self.source.release_before(block.ctx.file_index, block.end);
+        self.last = Some(block);
+        result.map(|()| true)
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        if let Some(block) = &self.last {
+            let mut out = Vec::new();
+            self.state.flush_into(block, &mut out)?;
+            self.ready.extend(out);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
+        loop {
+            if let Some(batch) = self.ready.pop_front() {
+                return Some(Ok(batch));
+            }
+            if let Some(e) = self.pending_error.take() {
+                return Some(Err(e));
+            }
+            if self.finished {
+                return None;
+            }
+            match self.step() {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.finished = true;
+                    if let Err(e) = self.flush() {
+                        self.pending_error = Some(e);
+                    }
+                }
+                Err(e) => {
+                    // Deliver the rows decoded before the error, then the error.
+                    // (If that flush failed too, the original error is the one worth reporting.)
+                    self.finished = true;
+                    let _ = self.flush();
+                    self.pending_error = Some(e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Decoding a run of consecutive blocks (a work unit) on one thread, with state that a worker
+//! reuses from unit to unit: its record decoder, its decompressor and its decompression buffer.
+
+use crate::codec::Decompressor;
+use crate::error::{Error, Result};
+use crate::source::RawBlock;
+use arrow_array::RecordBatch;
+use avrow_engine::{DecodeError, DecodeErrorKind, RecordDecoder};
+
+/// What a worker keeps between units.
+pub(crate) struct WorkerState {
+    pub(crate) decoder: RecordDecoder,
+    decompressor: Decompressor,
+    scratch: Vec<u8>,
+}
+
+impl WorkerState {
+    pub(crate) fn new(decoder: RecordDecoder) -> Self {
+        WorkerState {
+            decoder,
+            decompressor: Decompressor::default(),
+            scratch: Vec::new(),
+        }
+    }
+
+    fn decode_error(block: &RawBlock, source: DecodeError) -> Error {
+        Error::Decode {
+            file: block.ctx.file.to_string(),
+            block: block.index,
+            offset: block.offset,
+            source,
+        }
+    }
+
+    /// Flush the buffered rows, if any, into `out`.
+    pub(crate) fn flush_into(
+        &mut self,
+        block: &RawBlock,
+        out: &mut Vec<RecordBatch>,
+    ) -> Result<()> {
+        if let Some(batch) = self
+            .decoder
+            .flush()
+            .map_err(|e| Self::decode_error(block, e))?
+        {
+            out.push(batch);
+        }
+        Ok(())
+    }
+
+    /// Decode every record of `block`, pushing each batch that fills up to `out`. Rows of a
+    /// partial batch stay buffered in the decoder. On error, the rows decoded before the bad
+    /// record stay buffered (so they can still be flushed) and the error is returned.
+    pub(crate) fn decode_block(
+        &mut self,
+        block: &RawBlock,
+        out: &mut Vec<RecordBatch>,
+    ) -> Result<()> {
+        let data = block.decompressed(&mut self.decompressor, &mut self.scratch)?;
+        let decoder = &mut self.decoder;
+        let count = decoder
+            .check_record_count(block.count, data.len())
+            .map_err(|e| Self::decode_error(block, e))?;
+        let (mut pos, mut done) = (0, 0);
+        while done < count {
+            let n = (count - done).min(decoder.batch_size() - decoder.buffered_rows());
+            decoder
+                .decode_rows(data, &mut pos, n)
+                .map_err(|e| Self::decode_error(block, e.with_record_base(done as u64)))?;
+            done += n;
+            if decoder.buffered_rows() >= decoder.batch_size() {
+                if let Some(batch) = decoder.flush().map_err(|e| Self::decode_error(block, e))? {
+                    out.push(batch);
+                }
+            }
+        }
+        if pos != data.len() {
+            let e = DecodeError::new(DecodeErrorKind::TrailingBytes(data.len() - pos), pos);
+            return Err(Self::decode_error(block, e));
+        }
+        Ok(())
+    }
+
+    /// Decode a whole unit into batches (the last one may be short). Rows before an error are
+    /// delivered, then the error.
+    pub(crate) fn decode_unit(&mut self, blocks: &[RawBlock]) -> UnitOutput {
+        let mut batches = Vec::new();
+        let mut error = None;
+        for block in blocks {
+            if let Err(e) = self.decode_block(block, &mut batches) {
+                error = Some(e);
+                break;
+            }
+        }
+        if let Some(last) = blocks.last() {
+            if let Err(e) = self.flush_into(last, &mut batches) {
+                error.get_or_insert(e);
+            }
+        }
+        UnitOutput { batches, error }
+    }
+}
+
+/// The result of decoding one unit: its batches in order, then possibly an error.
+pub(crate) struct UnitOutput {
+    pub(crate) batches: Vec<RecordBatch>,
+    pub(crate) error: Option<Error>,
+}
