@@ -1,5 +1,6 @@
 //! [`ReaderBuilder`]: options, then a source (path, paths, bytes or stream) → [`Reader`].
 
+use crate::blocks::BlockReader;
 use crate::container::{read_header, Counting, Header};
 use crate::error::{Error, Result};
 use crate::parallel::{available_threads, pool_for, unit_bytes, Parallel};
@@ -207,6 +208,21 @@ impl ReaderBuilder {
     pub fn read_stream<R: Read + Send + 'static>(self, reader: R) -> Result<Reader> {
         let file = self.stream("<stream>".to_string(), 0, Box::new(reader))?;
         self.build(vec![file])
+    }
+
+    pub(crate) fn block_reader(self, path: &Path) -> Result<BlockReader> {
+        let file = self.open_file(path, 0)?;
+        Ok(BlockReader::new(file.header.clone(), BlockSource::new(vec![file])))
+    }
+
+    pub(crate) fn block_reader_bytes(self, bytes: Bytes) -> Result<BlockReader> {
+        let file = self.contiguous("<bytes>".to_string(), 0, bytes, None)?;
+        Ok(BlockReader::new(file.header.clone(), BlockSource::new(vec![file])))
+    }
+
+    pub(crate) fn block_reader_stream(self, reader: Box<dyn Read + Send>) -> Result<BlockReader> {
+        let file = self.stream("<stream>".to_string(), 0, reader)?;
+        Ok(BlockReader::new(file.header.clone(), BlockSource::new(vec![file])))
     }
 
     fn open_file(&self, path: &Path, index: usize) -> Result<FileInput> {

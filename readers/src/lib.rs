@@ -20,6 +20,7 @@
 //! The decoding core lives in [`avrow_engine`] (re-exported): use it to decode Avro records
 //! that arrive without a container file.
 
+mod blocks;
 mod builder;
 mod codec;
 mod container;
@@ -32,6 +33,7 @@ mod split;
 mod unit;
 
 pub use avrow_engine;
+pub use blocks::{Block, BlockReader};
 pub use builder::{ReaderBuilder, DEFAULT_MAX_BLOCK_SIZE};
 pub use codec::Codec;
 pub use container::{Header, MAGIC};
