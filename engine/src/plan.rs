@@ -45,36 +45,42 @@ const MAX_PLAN_NODES: usize = 1 << 20;
 /// Deepest type nesting accepted.
 const MAX_NESTING: usize = 512;
 
-/// A projection tree: `All` selects a whole subtree.
-#[derive(Debug, Clone)]
-enum Proj {
-    All,
-    Some(BTreeMap<String, Proj>),
+/// A projection tree. `whole` selects the whole subtree; `children` are the named sub-paths,
+/// kept even under a whole selection so that every given path is checked against the schema.
+#[derive(Debug, Clone, Default)]
+struct Proj {
+    whole: bool,
+    children: BTreeMap<String, Proj>,
 }
 
 impl Proj {
     fn from_paths(paths: &[String]) -> Proj {
-        let mut root = Proj::Some(BTreeMap::new());
+        let mut root = Proj::default();
         for path in paths {
             let mut node = &mut root;
-            let parts: Vec<&str> = path.split('.').collect();
-            for (i, part) in parts.iter().enumerate() {
-                let Proj::Some(children) = node else { break };
-                let last = i + 1 == parts.len();
-                let child = children.entry((*part).to_string()).or_insert_with(|| {
-                    if last {
-                        Proj::All
-                    } else {
-                        Proj::Some(BTreeMap::new())
-                    }
-                });
-                if last {
-                    *child = Proj::All;
-                }
-                node = child;
+            for part in path.split('.') {
+                node = node.children.entry(part.to_string()).or_default();
             }
+            node.whole = true;
         }
         root
+    }
+
+    /// The projection of child `name`: `None` means "everything" (no sub-paths to check).
+    fn child(&self, name: &str) -> Option<Option<Proj>> {
+        match self.children.get(name) {
+            Some(c) => Some(Some(Proj {
+                whole: c.whole || self.whole,
+                children: c.children.clone(),
+            })),
+            None if self.whole => Some(None),
+            None => None,
+        }
+    }
+
+    /// A selection with no sub-paths selects the whole subtree.
+    fn is_everything(&self) -> bool {
+        self.whole && self.children.is_empty()
     }
 }
 
@@ -171,12 +177,9 @@ impl Compiler<'_> {
         path: &str,
         depth: usize,
     ) -> Result<(Vec<Column>, Vec<Arc<str>>, Fields), PlanError> {
-        let selected = match proj {
-            None | Some(Proj::All) => None,
-            Some(Proj::Some(map)) => Some(map),
-        };
-        if let Some(map) = selected {
-            for name in map.keys() {
+        let proj = proj.filter(|p| !p.is_everything());
+        if let Some(p) = proj {
+            for name in p.children.keys() {
                 if !parts.iter().any(|(n, _)| n == name) {
                     return Err(PlanError::UnknownField {
                         path: join(path, name),
@@ -190,17 +193,15 @@ impl Compiler<'_> {
         let mut fields = Vec::with_capacity(parts.len());
         for (name, ty) in parts {
             names.push(Arc::<str>::from(*name));
-            let child_proj = match selected {
+            let child_proj = match proj.map(|p| p.child(name)) {
                 None => None,
-                Some(map) => match map.get(*name) {
-                    Some(p) => Some(p),
-                    None => {
-                        columns.push(Column::Skip(self.skip(ty, depth + 1)?));
-                        continue;
-                    }
-                },
+                Some(Some(child)) => child,
+                Some(None) => {
+                    columns.push(Column::Skip(self.skip(ty, depth + 1)?));
+                    continue;
+                }
             };
-            let mapped = self.map(ty, child_proj, &join(path, name), depth + 1)?;
+            let mapped = self.map(ty, child_proj.as_ref(), &join(path, name), depth + 1)?;
             fields.push(mapped.field(name));
             columns.push(mapped.column);
         }
@@ -208,12 +209,12 @@ impl Compiler<'_> {
     }
 
     fn no_subfields(&self, proj: Option<&Proj>, path: &str, what: &str) -> Result<(), PlanError> {
-        match proj {
-            Some(Proj::Some(map)) => Err(PlanError::UnknownField {
-                path: join(path, map.keys().next().map_or("", String::as_str)),
+        match proj.and_then(|p| p.children.keys().next()) {
+            Some(sub) => Err(PlanError::UnknownField {
+                path: join(path, sub),
                 hint: format!(" ({path} is {what}, which has no fields)"),
             }),
-            _ => Ok(()),
+            None => Ok(()),
         }
     }
 
@@ -282,7 +283,7 @@ impl Compiler<'_> {
                 return Ok(inner);
             }
         }
-        if matches!(proj, Some(Proj::Some(_))) {
+        if proj.is_some_and(|p| !p.children.is_empty()) {
             return Err(PlanError::UnknownField {
                 path: path.to_string(),
                 hint: " (projection into the branches of a union is not supported; select the whole field)".into(),

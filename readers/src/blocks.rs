@@ -135,6 +135,8 @@ impl Iterator for BlockReader {
 
 impl std::fmt::Debug for BlockReader {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BlockReader").field("codec", &self.header.codec()).finish_non_exhaustive()
+        f.debug_struct("BlockReader")
+            .field("codec", &self.header.codec())
+            .finish_non_exhaustive()
     }
 }

@@ -212,17 +212,26 @@ impl ReaderBuilder {
 
     pub(crate) fn block_reader(self, path: &Path) -> Result<BlockReader> {
         let file = self.open_file(path, 0)?;
-        Ok(BlockReader::new(file.header.clone(), BlockSource::new(vec![file])))
+        Ok(BlockReader::new(
+            file.header.clone(),
+            BlockSource::new(vec![file]),
+        ))
     }
 
     pub(crate) fn block_reader_bytes(self, bytes: Bytes) -> Result<BlockReader> {
         let file = self.contiguous("<bytes>".to_string(), 0, bytes, None)?;
-        Ok(BlockReader::new(file.header.clone(), BlockSource::new(vec![file])))
+        Ok(BlockReader::new(
+            file.header.clone(),
+            BlockSource::new(vec![file]),
+        ))
     }
 
     pub(crate) fn block_reader_stream(self, reader: Box<dyn Read + Send>) -> Result<BlockReader> {
         let file = self.stream("<stream>".to_string(), 0, reader)?;
-        Ok(BlockReader::new(file.header.clone(), BlockSource::new(vec![file])))
+        Ok(BlockReader::new(
+            file.header.clone(),
+            BlockSource::new(vec![file]),
+        ))
     }
 
     fn open_file(&self, path: &Path, index: usize) -> Result<FileInput> {

@@ -1,115 +1,87 @@
-//! Bit-packed buffers for boolean values and validity, cheap to append to and to clone empty.
+//! Boolean values and validity, appended one byte per value (a single store, no bit
+//! arithmetic on the hot path) and packed into Arrow's bitmaps once per batch.
 
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 
-/// An append-only bitmap (LSB first, Arrow's layout).
+/// Append-only booleans, one byte (0 or 1) per value until [`Bits::finish`] packs them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Bits {
     bytes: Vec<u8>,
-    len: usize,
 }
 
 impl Bits {
     #[inline(always)]
     pub(crate) fn push(&mut self, bit: bool) {
-        let i = self.len;
-        if i % 8 == 0 {
-            self.bytes.push(0);
-        }
-        // `bytes` has ceil(len / 8) bytes after the push above, so the last one holds bit `i`.
-        if let Some(last) = self.bytes.last_mut() {
-            *last |= (bit as u8) << (i % 8);
-        }
-        self.len = i + 1;
-    }
-
-    pub(crate) fn push_n(&mut self, bit: bool, n: usize) {
-        let new_len = self.len + n;
-        if bit {
-            while self.len % 8 != 0 && self.len < new_len {
-                self.push(true);
-            }
-            let whole = (new_len - self.len) / 8;
-            self.bytes.resize(self.bytes.len() + whole, 0xff);
-            self.len += whole * 8;
-            while self.len < new_len {
-                self.push(true);
-            }
-        } else {
-            self.bytes.resize(new_len.div_ceil(8), 0);
-            self.len = new_len;
-        }
+        self.bytes.push(bit as u8);
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {
-        self.bytes.reserve(additional / 8 + 1);
+        self.bytes.reserve(additional);
     }
 
     pub(crate) fn truncate(&mut self, len: usize) {
-        if len >= self.len {
-            return;
-        }
-        self.bytes.truncate(len.div_ceil(8));
-        if len % 8 != 0 {
-            if let Some(last) = self.bytes.last_mut() {
-                *last &= (1u8 << (len % 8)) - 1;
-            }
-        }
-        self.len = len;
+        self.bytes.truncate(len);
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.bytes.len()
     }
 
+    /// The packed bitmap; the builder starts over (keeping its allocation).
     pub(crate) fn finish(&mut self) -> BooleanBuffer {
-        let len = std::mem::take(&mut self.len);
-        BooleanBuffer::new(Buffer::from_vec(std::mem::take(&mut self.bytes)), 0, len)
+        let len = self.bytes.len();
+        let mut packed = Vec::with_capacity(len.div_ceil(8));
+        let chunks = self.bytes.chunks_exact(8);
+        let rest = chunks.remainder();
+        for chunk in chunks {
+            // Eight 0/1 bytes → eight bits: the multiply moves byte i's bit to bit 56 + i, and
+            // no two partial products meet, so nothing carries into the top byte.
+            let x = u64::from_le_bytes(chunk.try_into().expect("chunks of 8"));
+            packed.push((x.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8);
+        }
+        if !rest.is_empty() {
+            packed.push(
+                rest.iter()
+                    .enumerate()
+                    .fold(0u8, |acc, (i, &b)| acc | (b << i)),
+            );
+        }
+        self.bytes.clear();
+        BooleanBuffer::new(Buffer::from_vec(packed), 0, len)
     }
 }
 
-/// A validity bitmap that stays unallocated until the first null.
+/// Validity (true = valid), with a count of nulls so that an all-valid column gets no bitmap.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Validity {
-    bits: Option<Bits>,
-    len: usize,
+    bits: Bits,
+    nulls: usize,
 }
 
 impl Validity {
     #[inline(always)]
     pub(crate) fn push(&mut self, valid: bool) {
-        match &mut self.bits {
-            None if valid => self.len += 1,
-            None => {
-                let mut bits = Bits::default();
-                bits.push_n(true, self.len);
-                bits.push(false);
-                self.bits = Some(bits);
-            }
-            Some(bits) => bits.push(valid),
-        }
+        self.bits.push(valid);
+        self.nulls += usize::from(!valid);
     }
 
     pub(crate) fn truncate(&mut self, len: usize) {
-        match &mut self.bits {
-            None => self.len = self.len.min(len),
-            Some(bits) => bits.truncate(len),
+        if len < self.bits.len() {
+            let dropped = self.bits.bytes[len..].iter().filter(|&&b| b == 0).count();
+            self.nulls -= dropped;
+            self.bits.truncate(len);
         }
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {
-        if let Some(bits) = &mut self.bits {
-            bits.reserve(additional);
-        }
+        self.bits.reserve(additional);
     }
 
-    /// The null buffer (None if every value is valid); resets the builder.
+    /// The null buffer (None if every value is valid); the builder starts over.
     pub(crate) fn finish(&mut self) -> Option<NullBuffer> {
-        self.len = 0;
-        self.bits
-            .take()
-            .map(|mut bits| NullBuffer::new(bits.finish()))
-            .filter(|n| n.null_count() > 0)
+        let packed = self.bits.finish();
+        let nulls = std::mem::take(&mut self.nulls);
+        (nulls > 0).then(|| NullBuffer::new(packed))
     }
 }
 
@@ -122,7 +94,9 @@ mod tests {
         let mut bits = Bits::default();
         let mut expected = Vec::new();
         for (i, n) in [1usize, 3, 8, 13, 0, 17, 2].into_iter().enumerate() {
-            bits.push_n(i % 2 == 0, n);
+            for _ in 0..n {
+                bits.push(i % 2 == 0);
+            }
             expected.extend(std::iter::repeat_n(i % 2 == 0, n));
             bits.push(i % 3 == 0);
             expected.push(i % 3 == 0);
@@ -133,15 +107,34 @@ mod tests {
         expected.push(true);
         let b = bits.finish();
         assert_eq!(b.iter().collect::<Vec<_>>(), expected);
+        assert_eq!(bits.len(), 0);
     }
 
     #[test]
-    fn validity_is_lazy() {
+    fn packing_matches_a_bit_by_bit_reference() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for len in [0usize, 1, 7, 8, 9, 63, 64, 65, 1000] {
+            let mut bits = Bits::default();
+            let mut expected = Vec::new();
+            for _ in 0..len {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let b = state >> 63 == 1;
+                bits.push(b);
+                expected.push(b);
+            }
+            let reference = BooleanBuffer::from_iter(expected.iter().copied());
+            assert_eq!(bits.finish(), reference, "len {len}");
+        }
+    }
+
+    #[test]
+    fn validity_counts_nulls() {
         let mut v = Validity::default();
         for _ in 0..10 {
             v.push(true);
         }
-        assert!(v.bits.is_none());
         v.push(false);
         v.push(true);
         v.push(false);

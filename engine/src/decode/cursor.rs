@@ -45,12 +45,30 @@ impl<'a, K: Kernel> Cursor<'a, K> {
     /// The next `n` bytes.
     #[inline(always)]
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
-        if n > self.remaining() {
-            return Err(self.eof(n as u64));
+        let end = self.pos.wrapping_add(n);
+        match self.buf.get(self.pos..end) {
+            Some(b) => {
+                self.pos = end;
+                Ok(b)
+            }
+            None => Err(self.eof(n as u64)),
         }
-        let start = self.pos;
-        self.pos += n;
-        Ok(&self.buf[start..start + n])
+    }
+
+    /// The next `N` bytes as an array.
+    #[inline(always)]
+    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        match self
+            .buf
+            .get(self.pos..)
+            .and_then(|rest| rest.first_chunk::<N>())
+        {
+            Some(b) => {
+                self.pos += N;
+                Ok(*b)
+            }
+            None => Err(self.eof(N as u64)),
+        }
     }
 
     #[cold]
@@ -89,16 +107,12 @@ impl<'a, K: Kernel> Cursor<'a, K> {
 
     #[inline(always)]
     pub(crate) fn f32(&mut self) -> Result<f32, DecodeError> {
-        let b = self.take(4)?;
-        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.array::<4>().map(f32::from_le_bytes)
     }
 
     #[inline(always)]
     pub(crate) fn f64(&mut self) -> Result<f64, DecodeError> {
-        let b = self.take(8)?;
-        let mut a = [0u8; 8];
-        a.copy_from_slice(b);
-        Ok(f64::from_le_bytes(a))
+        self.array::<8>().map(f64::from_le_bytes)
     }
 
     #[inline(always)]

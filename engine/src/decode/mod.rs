@@ -209,7 +209,14 @@ impl RecordDecoder {
         n: usize,
     ) -> Result<(), DecodeError> {
         let mut c = Cursor::new(data, *pos, k);
-        self.root.reserve(n);
+        // A fresh batch reserves for a whole batch (up to 64K rows) so columns never regrow
+        // while it fills; `n` itself is bounded by the bytes of the block.
+        let room = if self.root.len == 0 {
+            n.max(self.batch_size.min(1 << 16))
+        } else {
+            n
+        };
+        self.root.reserve(room);
         for i in 0..n {
             if let Err(e) = self.root.decode(&mut c) {
                 return Err(e.at_record(i as u64));

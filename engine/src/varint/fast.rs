@@ -1,0 +1,59 @@
+//! The portable word-at-a-time kernel, for every target.
+//!
+//! Single values: one-byte check inline and branchy first, two bytes inline, unrolled three-
+//! and four-byte paths, then one 64-bit word for five to eight bytes (terminator found with
+//! `trailing_zeros(!w & 0x8080…80)`, 7-bit groups compacted with shift-and-mask), extended by
+//! one or two bytes for nine- and ten-byte varints. Bulk paths are in [`super::bulk`].
+
+use super::generic::{self, Swar};
+use super::{bulk, Kernel, KernelKind, VarintError};
+
+/// The portable word-at-a-time kernel (available on every target).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Fast;
+
+impl Kernel for Fast {
+    const KIND: KernelKind = KernelKind::Fast;
+
+    #[inline(always)]
+    fn read_u64(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        generic::read_u64(Swar, buf, pos)
+    }
+
+    #[inline]
+    fn read_longs(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i64>,
+    ) -> Result<(), VarintError> {
+        bulk::read_longs(Swar, buf, pos, n, out)
+    }
+
+    #[inline]
+    fn read_ints(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i32>,
+    ) -> Result<(), VarintError> {
+        bulk::read_ints(Swar, buf, pos, n, out)
+    }
+
+    #[inline]
+    fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError> {
+        bulk::skip(Swar, buf, pos, n)
+    }
+
+    #[inline(always)]
+    fn write_u64(self, v: u64, out: &mut Vec<u8>) {
+        generic::write_u64(Swar, v, out)
+    }
+
+    #[inline]
+    fn write_longs(self, values: &[i64], out: &mut Vec<u8>) {
+        bulk::write_longs(Swar, values, out)
+    }
+}

@@ -1,0 +1,711 @@
+//! Word-at-a-time decoding and encoding shared by the [`Fast`](super::Fast) and
+//! [`Bmi2`](super::Bmi2) kernels.
+//!
+//! Everything here is generic over [`Bits`], the one operation that differs between the two
+//! kernels: moving the 7-bit groups of a varint between the bytes of a 64-bit word and a
+//! contiguous value (shift-and-mask for `fast`, PEXT/PDEP for `bmi2`). The functions are
+//! `#[inline(always)]` so that each kernel (and each `#[target_feature]` wrapper of a bulk path)
+//! gets its own fully specialised copy.
+//!
+//! Bounds: every fast path first proves that a whole window of input (10 bytes for one varint,
+//! [`WINDOW`] bytes for the bulk loops) is in bounds with `first_chunk`, then indexes the
+//! resulting array with constant or provably small indexes, so no per-byte bounds checks remain
+//! and no `unsafe` is needed. Near the end of the input the checked byte-at-a-time path
+//! ([`read_u64_checked`]) takes over.
+
+use std::mem::MaybeUninit;
+
+use super::{VarintError, MAX_LEN};
+
+/// The high (continuation) bit of every byte of a word.
+pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
+/// The low seven (payload) bits of every byte of a word.
+pub(crate) const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+/// Bytes of input the bulk decode loop needs in bounds at its position: a 16-byte group.
+pub(crate) const WINDOW: usize = 16;
+
+/// Moves 7-bit groups between the bytes of a little-endian word and a contiguous value.
+pub(crate) trait Bits: Copy {
+    /// Gathers the low seven bits of each byte of `w` into the low 56 bits of the result
+    /// (byte 0 lands in bits 0..7, byte 7 in bits 49..56). High bits of the bytes are ignored.
+    fn compact(self, w: u64) -> u64;
+    /// The inverse of [`Bits::compact`] for `v < 2^56`: byte `k` of the result holds bits
+    /// `7k..7k+7` of `v`, and every high bit is clear.
+    fn spread(self, v: u64) -> u64;
+}
+
+/// Shift-and-mask [`Bits`]: three rounds that halve the number of groups each time.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Swar;
+
+impl Bits for Swar {
+    #[inline(always)]
+    fn compact(self, w: u64) -> u64 {
+        let x = w & LOW;
+        // 8 x 7 bits -> 4 x 14 bits (in 16-bit lanes).
+        let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+        // 4 x 14 bits -> 2 x 28 bits (in 32-bit lanes).
+        let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+        // 2 x 28 bits -> 56 bits.
+        (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4)
+    }
+
+    #[inline(always)]
+    fn spread(self, v: u64) -> u64 {
+        let x = (v & 0x0fff_ffff) | ((v & 0x00ff_ffff_f000_0000) << 4);
+        let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x0fff_c000_0fff_c000) << 2);
+        (x & 0x007f_007f_007f_007f) | ((x & 0x3f80_3f80_3f80_3f80) << 1)
+    }
+}
+
+/// An element type the bulk decoder writes: `i64` for longs, `i32` for ints.
+pub(crate) trait Lane: Copy {
+    /// A one-byte varint (`b < 0x80`) as a raw (still zigzagged) lane value.
+    fn from_byte(b: u8) -> Self;
+    /// A raw varint value, truncated to the lane (ints are range-checked separately).
+    fn from_raw(v: u64) -> Self;
+    /// Undo zigzag encoding of a raw lane value.
+    fn unzigzag(self) -> Self;
+}
+
+impl Lane for i64 {
+    #[inline(always)]
+    fn from_byte(b: u8) -> Self {
+        i64::from(b)
+    }
+    #[inline(always)]
+    fn from_raw(v: u64) -> Self {
+        v as i64
+    }
+    #[inline(always)]
+    fn unzigzag(self) -> Self {
+        (((self as u64) >> 1) as i64) ^ -(self & 1)
+    }
+}
+
+impl Lane for i32 {
+    #[inline(always)]
+    fn from_byte(b: u8) -> Self {
+        i32::from(b)
+    }
+    #[inline(always)]
+    fn from_raw(v: u64) -> Self {
+        v as u32 as i32
+    }
+    #[inline(always)]
+    fn unzigzag(self) -> Self {
+        (((self as u32) >> 1) as i32) ^ -(self & 1)
+    }
+}
+
+/// The byte-at-a-time decoder with a bounds check per byte, used where fewer than
+/// [`MAX_LEN`] bytes remain: decodes the varint at `start` and returns it with the position
+/// after it. Same results and errors as the scalar reference.
+#[cold]
+#[inline(never)]
+pub(crate) fn read_u64_checked(buf: &[u8], start: usize) -> Result<(u64, usize), VarintError> {
+    let mut value = 0u64;
+    for i in 0..MAX_LEN {
+        let Some(&b) = buf.get(start.wrapping_add(i)) else {
+            return Err(VarintError::Truncated);
+        };
+        if i == MAX_LEN - 1 && b > 1 {
+            return Err(VarintError::Overlong);
+        }
+        value |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            return Ok((value, start + i + 1));
+        }
+    }
+    Err(VarintError::Overlong)
+}
+
+/// Decode one raw varint: 1 byte inline and branchy, then [`read_multi`]. The position is
+/// passed by value to the out-of-line paths so that the caller's position stays in a
+/// register.
+#[inline(always)]
+pub(crate) fn read_u64<B: Bits>(bits: B, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+    let p = *pos;
+    let Some(&b0) = buf.get(p) else {
+        return Err(VarintError::Truncated);
+    };
+    if b0 < 0x80 {
+        *pos = p + 1;
+        return Ok(u64::from(b0));
+    }
+    match read_multi(bits, buf, p) {
+        Ok((v, next)) => {
+            *pos = next;
+            Ok(v)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Decode a varint of at least 2 bytes at `p` (`buf[p] >= 0x80`, `p < buf.len()`): 2 bytes
+/// inline, then [`read_3_to_10`]; the checked path when fewer than 10 bytes remain. Returns
+/// the value and the position after it.
+#[inline(always)]
+fn read_multi<B: Bits>(bits: B, buf: &[u8], p: usize) -> Result<(u64, usize), VarintError> {
+    let Some(c) = buf.get(p..).and_then(|s| s.first_chunk::<MAX_LEN>()) else {
+        return read_u64_checked(buf, p);
+    };
+    let (b0, b1) = (c[0], c[1]);
+    if b1 < 0x80 {
+        return Ok((u64::from(b0) + (u64::from(b1) << 7) - 0x80, p + 2));
+    }
+    match read_3_to_10(bits, c) {
+        Ok((v, len)) => Ok((v, p + len)),
+        Err(e) => Err(e),
+    }
+}
+
+/// Decode a varint of at least 3 bytes (its first two bytes have the high bit set) at the
+/// start of `c`: unrolled 3- and 4-byte paths, then [`read_word_branchy`]. Returns the value
+/// and its length.
+#[inline]
+pub(crate) fn read_3_to_10<B: Bits>(
+    bits: B,
+    c: &[u8; MAX_LEN],
+) -> Result<(u64, usize), VarintError> {
+    let lo = u64::from(c[0]) + (u64::from(c[1]) << 7) - 0x80 - (0x80 << 7);
+    let b2 = c[2];
+    if b2 < 0x80 {
+        return Ok((lo | (u64::from(b2) << 14), 3));
+    }
+    let b3 = c[3];
+    if b3 < 0x80 {
+        return Ok((lo | (u64::from(b2 & 0x7f) << 14) | (u64::from(b3) << 21), 4));
+    }
+    read_word_branchy(bits, c)
+}
+
+/// Decode a varint of at least 5 bytes at the start of `c` with one 64-bit load: the 7-bit
+/// groups of bytes 0 to 7 are compacted at once by [`Bits::compact`], and 9- and 10-byte
+/// varints extend the word. The terminator is found with one predictable branch per byte, so
+/// that when lengths repeat (a record's field, an array of similar values) the next position
+/// is known before the value is; [`read_word`] finds it with `trailing_zeros` instead, which is
+/// better when lengths are random.
+#[inline(always)]
+fn read_word_branchy<B: Bits>(bits: B, c: &[u8; MAX_LEN]) -> Result<(u64, usize), VarintError> {
+    let w = first_word(c);
+    let len = if c[4] < 0x80 {
+        5
+    } else if c[5] < 0x80 {
+        6
+    } else if c[6] < 0x80 {
+        7
+    } else if c[7] < 0x80 {
+        8
+    } else {
+        return read_9_or_10(bits, c, w);
+    };
+    Ok((bits.compact(w & (u64::MAX >> (64 - 8 * len))), len))
+}
+
+/// The end of a 9- or 10-byte varint whose first 8 bytes `w` all have the high bit set.
+#[inline(always)]
+fn read_9_or_10<B: Bits>(bits: B, c: &[u8; MAX_LEN], w: u64) -> Result<(u64, usize), VarintError> {
+    let lo = bits.compact(w);
+    let b8 = c[8];
+    if b8 < 0x80 {
+        return Ok((lo | (u64::from(b8) << 56), 9));
+    }
+    let b9 = c[9];
+    if b9 > 1 {
+        return Err(VarintError::Overlong);
+    }
+    Ok((
+        lo | (u64::from(b8 & 0x7f) << 56) | (u64::from(b9) << 63),
+        MAX_LEN,
+    ))
+}
+
+/// Decode the varint at the start of `c` with one 64-bit load: the terminator is the lowest
+/// byte with a clear high bit (`trailing_zeros(!w & 0x8080…80)`), the 7-bit groups are
+/// compacted by [`Bits::compact`]; 9- and 10-byte varints extend the word by one or two bytes.
+/// Returns the value and its length in bytes.
+#[inline(always)]
+pub(crate) fn read_word<B: Bits>(bits: B, c: &[u8; MAX_LEN]) -> Result<(u64, usize), VarintError> {
+    let w = first_word(c);
+    let stops = !w & HIGH;
+    if stops != 0 {
+        let tz = stops.trailing_zeros();
+        // Keep the bytes up to and including the terminator (whose top bit is bit `tz`).
+        let kept = w & (u64::MAX >> (63 - tz));
+        return Ok((bits.compact(kept), (tz as usize >> 3) + 1));
+    }
+    let lo = bits.compact(w);
+    let b8 = c[8];
+    if b8 < 0x80 {
+        return Ok((lo | (u64::from(b8) << 56), 9));
+    }
+    let b9 = c[9];
+    if b9 > 1 {
+        return Err(VarintError::Overlong);
+    }
+    Ok((
+        lo | (u64::from(b8 & 0x7f) << 56) | (u64::from(b9) << 63),
+        MAX_LEN,
+    ))
+}
+
+/// Values [`decode_raw`] decodes while measuring how often the varint length changes.
+const PROBE: usize = 64;
+/// Values [`decode_raw`] then decodes in the mode the probe chose, without measuring.
+const RUN: usize = 512;
+
+/// Decode `dst.len()` raw varints into `dst`, advancing `*pos`.
+///
+/// On success every element of `dst` is initialised and the bitwise OR of all raw values is
+/// returned (the int path range-checks it once). On error, the error is returned together with
+/// the OR of the raw values decoded before the failing one, so that the int path can report
+/// `IntOutOfRange` first when the scalar reference would have.
+///
+/// The loop alternates a probe of [`PROBE`] values, which counts how often the varint length
+/// changes from one value to the next, with a run of [`RUN`] values in the mode the probe chose:
+/// - lengths stable (uniform data, long runs, or two alternating lengths): the branchy
+///   single-value paths, whose branches predict so the next position is known early; at a
+///   one-byte value a whole 8- or 16-byte group is widened in one vectorisable step and its
+///   leading one-byte values kept;
+/// - lengths changing for more than two values in three (random lengths): the branch-free word
+///   path ([`read_word`]), whose cost does not depend on predicting the length; a 16-byte group
+///   of one-byte values is still widened at once.
+///
+/// Each step needs [`WINDOW`] output slots and `WINDOW + MAX_LEN` input bytes; the rest is
+/// decoded value by value with the checked fallbacks.
+#[inline(always)]
+pub(crate) fn decode_raw<B: Bits, L: Lane>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+    dst: &mut [MaybeUninit<L>],
+) -> Result<u64, (VarintError, u64)> {
+    let n = dst.len();
+    let mut st = State {
+        p: *pos,
+        i: 0,
+        acc: 0,
+    };
+    // The step loop needs `p + WINDOW + MAX_LEN <= buf.len()` and `i + WINDOW <= n`.
+    if let (Some(last_p), Some(last_i)) = (
+        buf.len().checked_sub(WINDOW + MAX_LEN),
+        n.checked_sub(WINDOW),
+    ) {
+        let mut branchless = false;
+        loop {
+            let start = st.i;
+            let stop = (start + PROBE).min(last_i + 1);
+            let changes = if branchless {
+                steps::<B, L, true, true>(bits, buf, dst, &mut st, stop, last_p)?
+            } else {
+                steps::<B, L, false, true>(bits, buf, dst, &mut st, stop, last_p)?
+            };
+            if st.i < start + PROBE {
+                break;
+            }
+            branchless = changes * 3 > (st.i - start) * 2;
+            let stop = (st.i + RUN).min(last_i + 1);
+            if branchless {
+                steps::<B, L, true, false>(bits, buf, dst, &mut st, stop, last_p)?;
+            } else {
+                steps::<B, L, false, false>(bits, buf, dst, &mut st, stop, last_p)?;
+            }
+            if st.i < stop || stop == last_i + 1 {
+                break;
+            }
+        }
+    }
+    let State {
+        mut p,
+        mut i,
+        mut acc,
+    } = st;
+    while i < n {
+        match read_u64(bits, buf, &mut p) {
+            Ok(value) => {
+                dst[i].write(L::from_raw(value));
+                acc |= value;
+                i += 1;
+            }
+            Err(e) => return Err((e, acc)),
+        }
+    }
+    *pos = p;
+    Ok(acc)
+}
+
+/// Where [`decode_raw`] is: input position, values written, OR of the raw values.
+struct State {
+    p: usize,
+    i: usize,
+    acc: u64,
+}
+
+/// Decode steps while `st.i < stop` and `st.p <= last_p` (so every step is in bounds: the
+/// caller guarantees `stop <= dst.len() - WINDOW + 1` and `last_p = buf.len() - WINDOW -
+/// MAX_LEN`). `BRANCHLESS` picks the mode (see [`decode_raw`]); with `COUNT` it returns how
+/// many times the varint length changed from one step to the next (0 otherwise).
+#[inline(always)]
+fn steps<B: Bits, L: Lane, const BRANCHLESS: bool, const COUNT: bool>(
+    bits: B,
+    buf: &[u8],
+    dst: &mut [MaybeUninit<L>],
+    st: &mut State,
+    stop: usize,
+    last_p: usize,
+) -> Result<usize, (VarintError, u64)> {
+    let State {
+        mut p,
+        mut i,
+        mut acc,
+    } = *st;
+    let mut changes = 0usize;
+    let mut prev_len = 0usize;
+    debug_assert!(stop == 0 || stop - 1 + WINDOW <= dst.len());
+    while i < stop && p <= last_p {
+        // SAFETY: `p <= buf.len() - (WINDOW + MAX_LEN)`, so the window is in bounds.
+        let c: &[u8; WINDOW + MAX_LEN] = unsafe { &*buf.as_ptr().add(p).cast() };
+        // SAFETY: `i < stop <= dst.len() - WINDOW + 1`, so `dst[i..i + WINDOW]` is in bounds.
+        let d: &mut [MaybeUninit<L>; WINDOW] = unsafe { &mut *dst.as_mut_ptr().add(i).cast() };
+        let ones = if BRANCHLESS {
+            let (lo, hi) = split_words(c);
+            if (lo | hi) & HIGH == 0 {
+                widen(d, &c[..WINDOW]);
+                WINDOW
+            } else {
+                0
+            }
+        } else if c[0] < 0x80 {
+            let (lo, hi) = split_words(c);
+            let cont_lo = lo & HIGH;
+            if cont_lo != 0 {
+                widen(&mut d[..8], &c[..8]);
+                (cont_lo.trailing_zeros() >> 3) as usize
+            } else {
+                widen(d, &c[..WINDOW]);
+                let cont_hi = hi & HIGH;
+                if cont_hi != 0 {
+                    8 + (cont_hi.trailing_zeros() >> 3) as usize
+                } else {
+                    WINDOW
+                }
+            }
+        } else {
+            0
+        };
+        if ones != 0 {
+            if COUNT {
+                changes += usize::from(prev_len != 1);
+                prev_len = 1;
+            }
+            i += ones;
+            p += ones;
+            continue;
+        }
+        let (v, _) = c
+            .split_first_chunk::<MAX_LEN>()
+            .unwrap_or((&[0; MAX_LEN], &[]));
+        let decoded = if BRANCHLESS {
+            read_word(bits, v)
+        } else {
+            let (b0, b1) = (v[0], v[1]);
+            if b1 < 0x80 {
+                Ok((u64::from(b0) + (u64::from(b1) << 7) - 0x80, 2))
+            } else {
+                read_3_to_10(bits, v)
+            }
+        };
+        match decoded {
+            Ok((value, len)) => {
+                d[0].write(L::from_raw(value));
+                acc |= value;
+                i += 1;
+                p += len;
+                if COUNT {
+                    changes += usize::from(prev_len != len);
+                    prev_len = len;
+                }
+            }
+            Err(e) => return Err((e, acc)),
+        }
+    }
+    *st = State { p, i, acc };
+    Ok(changes)
+}
+
+/// Widen one-byte varints to lanes (vectorised: `vpmovzxbq` with AVX2).
+#[inline(always)]
+fn widen<L: Lane>(d: &mut [MaybeUninit<L>], c: &[u8]) {
+    for (slot, &b) in d.iter_mut().zip(c) {
+        slot.write(L::from_byte(b));
+    }
+}
+
+/// The first little-endian word of a window.
+#[inline(always)]
+fn first_word<const N: usize>(c: &[u8; N]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&c[..8]);
+    u64::from_le_bytes(w)
+}
+
+/// The first two little-endian words of a window.
+#[inline(always)]
+fn split_words<const N: usize>(c: &[u8; N]) -> (u64, u64) {
+    let mut lo = [0u8; 8];
+    let mut hi = [0u8; 8];
+    lo.copy_from_slice(&c[..8]);
+    hi.copy_from_slice(&c[8..16]);
+    (u64::from_le_bytes(lo), u64::from_le_bytes(hi))
+}
+
+/// Bulk decode of zigzag longs: raw pass ([`decode_raw`]) into the spare capacity, then a
+/// separate vectorisable zigzag pass. On error `out` keeps its original length.
+#[inline(always)]
+pub(crate) fn read_longs<B: Bits>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+    n: usize,
+    out: &mut Vec<i64>,
+) -> Result<(), VarintError> {
+    let start = out.len();
+    out.reserve(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    decode_raw(bits, buf, pos, dst).map_err(|(e, _)| e)?;
+    // SAFETY: `decode_raw` returned Ok, so it initialised all `n` elements of the spare
+    // capacity starting at `start`, and `reserve(n)` made that capacity exist.
+    unsafe { out.set_len(start + n) };
+    for v in &mut out[start..] {
+        *v = v.unzigzag();
+    }
+    Ok(())
+}
+
+/// Bulk decode of zigzag ints, rejecting values outside `i32` (same contract as
+/// [`read_longs`]). A raw varint encodes an `i32` exactly when it is at most `u32::MAX`.
+#[inline(always)]
+pub(crate) fn read_ints<B: Bits>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+    n: usize,
+    out: &mut Vec<i32>,
+) -> Result<(), VarintError> {
+    let start = out.len();
+    out.reserve(n);
+    let dst = &mut out.spare_capacity_mut()[..n];
+    match decode_raw(bits, buf, pos, dst) {
+        Ok(acc) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),
+        Ok(_) => {}
+        Err((_, acc)) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),
+        Err((e, _)) => return Err(e),
+    }
+    // SAFETY: `decode_raw` returned Ok, so it initialised all `n` elements of the spare
+    // capacity starting at `start`, and `reserve(n)` made that capacity exist.
+    unsafe { out.set_len(start + n) };
+    for v in &mut out[start..] {
+        *v = v.unzigzag();
+    }
+    Ok(())
+}
+
+/// Skip `n` varints by counting terminator bytes (bytes with a clear high bit) eight bytes at
+/// a time, while tracking the run of continuation bytes so that overlong varints are rejected
+/// exactly as the scalar reference rejects them.
+#[inline(always)]
+pub(crate) fn skip<B: Bits>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+    n: usize,
+) -> Result<(), VarintError> {
+    let mut p = *pos;
+    let mut left = n;
+    // Continuation bytes seen since the last terminator, inside the current varint.
+    let mut run = 0u32;
+    let mut run_start = p;
+    while left > 0 {
+        let Some(c) = buf.get(p..).and_then(|s| s.first_chunk::<8>()) else {
+            break;
+        };
+        let w = u64::from_le_bytes(*c);
+        let stops = !w & HIGH;
+        if stops == 0 {
+            if run == 0 {
+                run_start = p;
+            }
+            run += 8;
+            if run >= MAX_LEN as u32 {
+                return Err(VarintError::Overlong);
+            }
+            p += 8;
+            continue;
+        }
+        // The first terminator closes the varint that the running continuation bytes began.
+        let first = stops.trailing_zeros() >> 3;
+        if run + first >= MAX_LEN as u32 - 1 {
+            // A 10-byte (or longer) varint: let the exact decoder judge it.
+            let mut q = if run == 0 { p } else { run_start };
+            read_u64(bits, buf, &mut q)?;
+            left -= 1;
+            p = q;
+            run = 0;
+            continue;
+        }
+        let count = stops.count_ones() as usize;
+        if count >= left {
+            // The `left`-th terminator is in this word: clear the lower ones, then locate it.
+            let mut s = stops;
+            for _ in 1..left {
+                s &= s - 1;
+            }
+            p += (s.trailing_zeros() >> 3) as usize + 1;
+            left = 0;
+            break;
+        }
+        left -= count;
+        // Continuation bytes after the last terminator start the next varint.
+        let trailing = stops.leading_zeros() >> 3;
+        run = trailing;
+        run_start = p + 8 - trailing as usize;
+        p += 8;
+    }
+    if left > 0 {
+        // Fewer than 8 bytes remain: finish byte by byte from the start of the current varint.
+        let mut q = if run == 0 { p } else { run_start };
+        for _ in 0..left {
+            q = read_u64_checked(buf, q)?.1;
+        }
+        p = q;
+    }
+    *pos = p;
+    Ok(())
+}
+
+/// Encode `v` at `dst` and return its length. Values below 2^56 (1 to 8 bytes) are encoded
+/// without branches: spread the 7-bit groups ([`Bits::spread`]), find the top non-zero byte
+/// with `leading_zeros`, OR in the continuation bits of the bytes below it, and store the
+/// whole word at once. 9- and 10-byte values extend it.
+///
+/// # Safety
+/// `dst` must be valid for writes of [`MAX_LEN`] bytes.
+#[inline(always)]
+pub(crate) unsafe fn encode_raw<B: Bits>(bits: B, v: u64, dst: *mut u8) -> usize {
+    if v < 1 << 56 {
+        let spread = bits.spread(v);
+        // Bit index (a multiple of 8) of the lowest bit of the top non-zero byte.
+        let top = (63 - (spread | 1).leading_zeros()) & !7;
+        let cont = HIGH & ((1u64 << top) - 1);
+        // SAFETY: the caller guarantees `MAX_LEN >= 8` writable bytes at `dst`.
+        unsafe {
+            dst.cast::<[u8; 8]>()
+                .write_unaligned((spread | cont).to_le_bytes())
+        };
+        (top as usize >> 3) + 1
+    } else {
+        let word = bits.spread(v & ((1 << 56) - 1)) | HIGH;
+        let top = (v >> 56) as u8;
+        // SAFETY: the caller guarantees `MAX_LEN` writable bytes at `dst`.
+        unsafe {
+            dst.cast::<[u8; 8]>().write_unaligned(word.to_le_bytes());
+            dst.add(8).write(top);
+            dst.add(9).write(1);
+        }
+        if top < 0x80 {
+            9
+        } else {
+            MAX_LEN
+        }
+    }
+}
+
+/// Append the raw varint encoding of `v`: one-byte values with a plain push; two-byte values
+/// with one 16-bit store; the others through [`encode_raw`], into capacity reserved once.
+#[inline(always)]
+pub(crate) fn write_u64<B: Bits>(bits: B, v: u64, out: &mut Vec<u8>) {
+    if v < 0x80 {
+        out.push(v as u8);
+        return;
+    }
+    out.reserve(MAX_LEN);
+    let len = out.len();
+    // SAFETY: `reserve(MAX_LEN)` made `MAX_LEN` bytes of spare capacity at `len`.
+    let dst = unsafe { out.as_mut_ptr().add(len) };
+    let n = if v < 1 << 14 {
+        let pair = (v as u16 & 0x7f) | 0x80 | ((v as u16 >> 7) << 8);
+        // SAFETY: as above, 2 bytes at `dst` are writable.
+        unsafe { dst.cast::<[u8; 2]>().write_unaligned(pair.to_le_bytes()) };
+        2
+    } else {
+        // SAFETY: as above, `MAX_LEN` bytes at `dst` are writable.
+        unsafe { encode_raw(bits, v, dst) }
+    };
+    // SAFETY: the `n <= MAX_LEN` bytes at `len` were just initialised and are within capacity.
+    unsafe { out.set_len(len + n) };
+}
+
+/// Values encoded per reservation in [`write_longs`].
+const ENCODE_CHUNK: usize = 256;
+
+/// Append the zigzag encodings of `values`: reserve once per chunk of [`ENCODE_CHUNK`]
+/// values, write through a local cursor, and store eight one-byte values at once.
+#[inline(always)]
+pub(crate) fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec<u8>) {
+    for chunk in values.chunks(ENCODE_CHUNK) {
+        out.reserve(chunk.len() * MAX_LEN);
+        let start = out.len();
+        // SAFETY: `reserve` made `chunk.len() * MAX_LEN` bytes of spare capacity at `start`;
+        // every value below writes at most `MAX_LEN` bytes (8 for a group of 8 one-byte
+        // values) at the cursor `q`, and `q` grows by at most `MAX_LEN` per value, so every
+        // write stays within that capacity.
+        let base = unsafe { out.as_mut_ptr().add(start) };
+        let mut q = 0usize;
+        let mut eights = chunk.chunks_exact(8);
+        for group in &mut eights {
+            let mut z = [0u64; 8];
+            for (zi, &v) in z.iter_mut().zip(group) {
+                *zi = super::zigzag64(v);
+            }
+            if z.iter().fold(0, |a, &x| a | x) < 0x80 {
+                let packed = z.map(|x| x as u8);
+                // SAFETY: see above (8 bytes for 8 values).
+                unsafe { base.add(q).cast::<[u8; 8]>().write_unaligned(packed) };
+                q += 8;
+                continue;
+            }
+            for &x in &z {
+                // SAFETY: see above.
+                q += unsafe { encode_raw(bits, x, base.add(q)) };
+            }
+        }
+        for &v in eights.remainder() {
+            // SAFETY: see above.
+            q += unsafe { encode_raw(bits, super::zigzag64(v), base.add(q)) };
+        }
+        // SAFETY: the `q` bytes at `start` were initialised above and are within capacity.
+        unsafe { out.set_len(start + q) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swar_compact_spread_round_trip() {
+        for shift in 0..56 {
+            for v in [
+                1u64 << shift,
+                (1u64 << shift) - 1,
+                ((1u64 << 56) - 1) >> shift,
+            ] {
+                let spread = Swar.spread(v);
+                assert_eq!(spread & HIGH, 0);
+                assert_eq!(Swar.compact(spread), v, "v = {v:#x}");
+                assert_eq!(Swar.compact(spread | HIGH), v);
+            }
+        }
+    }
+}

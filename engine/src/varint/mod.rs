@@ -1,0 +1,296 @@
+//! Zigzag varint kernels: the hottest code in avrow.
+//!
+//! Every Avro `int`, `long`, length, block count, union branch and enum index is a zigzag
+//! LEB128 varint. This module owns decoding and encoding them. It follows memchr's layout: one
+//! kernel per implementation strategy, a portable [`Scalar`] reference that every other kernel is
+//! tested against, and a process-wide choice made once and cached ([`selected`]).
+//!
+//! Kernels are zero-sized values implementing [`Kernel`]. Decoders are generic over the kernel
+//! and are monomorphized once per kernel, so the hot loops never call through a pointer per
+//! value: the dispatch happens once per block (see [`KernelKind`] and [`dispatch!`](crate::dispatch_kernel)).
+//!
+//! Kernels:
+//! - [`Scalar`]: byte at a time, the reference. Reached only when forced with
+//!   `AVROW_VARINT=scalar`.
+//! - [`Fast`]: word at a time with shift-and-mask, every target.
+//! - `Bmi2` (x86-64 only): `Fast` with PEXT/PDEP, chosen where they are fast.
+//!
+//! Bulk paths (arrays: [`Kernel::read_longs`], [`Kernel::read_ints`], [`Kernel::skip`],
+//! [`Kernel::write_longs`]) additionally pick an instruction set once per call: on x86-64 with
+//! AVX2/BMI1/BMI2/LZCNT/POPCNT the loops are compiled for those features.
+
+mod bulk;
+mod fast;
+mod generic;
+mod scalar;
+#[cfg(target_arch = "x86_64")]
+mod x86_64;
+
+pub use fast::Fast;
+pub use scalar::Scalar;
+#[cfg(target_arch = "x86_64")]
+pub use x86_64::Bmi2;
+
+/// The longest valid varint, in bytes (a 64-bit value in 7-bit groups).
+pub const MAX_LEN: usize = 10;
+
+use std::fmt;
+
+/// Why a varint could not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VarintError {
+    /// The input ended before the terminating byte (high bit clear).
+    Truncated,
+    /// More than 10 bytes, or a 10th byte greater than 1 (the value does not fit 64 bits).
+    Overlong,
+    /// A decoded Avro `int` does not fit in 32 bits.
+    IntOutOfRange,
+}
+
+impl fmt::Display for VarintError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            VarintError::Truncated => "truncated varint",
+            VarintError::Overlong => "overlong varint (more than 64 bits)",
+            VarintError::IntOutOfRange => "int value outside the 32-bit range",
+        })
+    }
+}
+
+impl std::error::Error for VarintError {}
+
+/// Which kernel implementation is in use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KernelKind {
+    /// The portable byte-at-a-time reference.
+    Scalar,
+    /// The portable word-at-a-time kernel (all targets).
+    Fast,
+    /// x86-64 with fast PEXT/PDEP.
+    Bmi2,
+}
+
+impl KernelKind {
+    /// The kernel's name as accepted by `AVROW_VARINT` and printed by `avrow --version`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KernelKind::Scalar => "scalar",
+            KernelKind::Fast => "fast",
+            KernelKind::Bmi2 => "bmi2",
+        }
+    }
+}
+
+impl fmt::Display for KernelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Undo zigzag encoding.
+#[inline(always)]
+pub fn unzigzag64(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
+/// Apply zigzag encoding.
+#[inline(always)]
+pub fn zigzag64(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// Narrow a decoded zigzag `long` to an Avro `int`.
+#[inline(always)]
+pub fn long_to_int(v: i64) -> Result<i32, VarintError> {
+    i32::try_from(v).map_err(|_| VarintError::IntOutOfRange)
+}
+
+/// A varint kernel. Kernels are zero-sized `Copy` values; a kernel that needs CPU features can
+/// only be constructed after those features were detected, so holding one is the proof that its
+/// methods are safe to call.
+pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
+    /// Which kernel this is.
+    const KIND: KernelKind;
+
+    /// Decode one raw (not zigzag) varint starting at `buf[*pos]` and advance `*pos` past it.
+    /// On error `*pos` is unspecified.
+    fn read_u64(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError>;
+
+    /// Decode one zigzag Avro `long`.
+    #[inline(always)]
+    fn read_long(self, buf: &[u8], pos: &mut usize) -> Result<i64, VarintError> {
+        self.read_u64(buf, pos).map(unzigzag64)
+    }
+
+    /// Decode one zigzag Avro `int`, rejecting values outside `i32`.
+    #[inline(always)]
+    fn read_int(self, buf: &[u8], pos: &mut usize) -> Result<i32, VarintError> {
+        long_to_int(self.read_long(buf, pos)?)
+    }
+
+    /// Decode `n` zigzag longs, appending them to `out`. The caller has checked that `n` is
+    /// at most the number of bytes left, so reserving `n` is bounded by the input.
+    ///
+    /// On success `*pos` is past the last varint. On error `*pos` is unspecified and `out` is
+    /// left with its original length (nothing appended); the error is the one the scalar
+    /// reference meets first, value by value.
+    fn read_longs(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i64>,
+    ) -> Result<(), VarintError>;
+
+    /// Decode `n` zigzag ints, appending them to `out` (same contract as [`Kernel::read_longs`];
+    /// a value outside `i32` is [`VarintError::IntOutOfRange`] unless a decoding error comes
+    /// first).
+    fn read_ints(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i32>,
+    ) -> Result<(), VarintError>;
+
+    /// Skip `n` varints without decoding them, rejecting exactly what decoding them would
+    /// reject. On error `*pos` is unspecified.
+    fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError>;
+
+    /// Append the raw varint encoding of `v`.
+    fn write_u64(self, v: u64, out: &mut Vec<u8>);
+
+    /// Append the zigzag varint encoding of `v`.
+    #[inline(always)]
+    fn write_long(self, v: i64, out: &mut Vec<u8>) {
+        self.write_u64(zigzag64(v), out)
+    }
+
+    /// Append the zigzag varint encodings of all `values` (reserving once per chunk, not per
+    /// value).
+    fn write_longs(self, values: &[i64], out: &mut Vec<u8>);
+}
+
+/// Number of bytes the raw varint encoding of `v` takes (1 to 10), computed without a loop.
+#[inline(always)]
+pub fn encoded_len(v: u64) -> usize {
+    // bits = 64 - lz, at least 1; bytes = ceil(bits / 7) = (bits * 9 + 64) / 64 for 1..=64.
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    (bits * 9 + 64) / 64
+}
+
+/// The kernel chosen for this process (cached after the first call): `AVROW_VARINT` if set,
+/// otherwise the fastest one available on this CPU.
+///
+/// # Errors
+/// If `AVROW_VARINT` names an unknown kernel or one this CPU cannot run.
+pub fn selected() -> Result<KernelKind, String> {
+    use std::sync::OnceLock;
+    static SELECTED: OnceLock<Result<KernelKind, String>> = OnceLock::new();
+    SELECTED
+        .get_or_init(|| match std::env::var("AVROW_VARINT") {
+            Ok(name) if !name.is_empty() => parse_forced(&name),
+            _ => Ok(best_available()),
+        })
+        .clone()
+}
+
+fn parse_forced(name: &str) -> Result<KernelKind, String> {
+    let kind = match name {
+        "scalar" => KernelKind::Scalar,
+        "fast" => KernelKind::Fast,
+        "bmi2" => KernelKind::Bmi2,
+        other => {
+            return Err(format!(
+                "AVROW_VARINT={other}: unknown varint kernel (expected scalar, fast or bmi2)"
+            ))
+        }
+    };
+    if is_available(kind) {
+        Ok(kind)
+    } else {
+        Err(format!(
+            "AVROW_VARINT={name}: the {name} varint kernel is not available on this CPU"
+        ))
+    }
+}
+
+/// The fastest kernel this CPU can run: `bmi2` where PEXT/PDEP are fast, otherwise `fast`.
+/// Never `scalar`, which is only used when forced.
+pub fn best_available() -> KernelKind {
+    if is_available(KernelKind::Bmi2) {
+        KernelKind::Bmi2
+    } else {
+        KernelKind::Fast
+    }
+}
+
+/// Whether `kind` can run on this CPU.
+pub fn is_available(kind: KernelKind) -> bool {
+    match kind {
+        KernelKind::Scalar | KernelKind::Fast => true,
+        #[cfg(target_arch = "x86_64")]
+        KernelKind::Bmi2 => Bmi2::new().is_some(),
+        #[cfg(not(target_arch = "x86_64"))]
+        KernelKind::Bmi2 => false,
+    }
+}
+
+/// A one-line description of the kernel in use, for `avrow --version`: `varint: bmi2`, or
+/// the reason `AVROW_VARINT` was rejected.
+pub fn describe() -> String {
+    match selected() {
+        Ok(kind) => format!("varint: {kind}"),
+        Err(e) => format!("varint: error: {e}"),
+    }
+}
+
+/// All kernels this CPU can run, scalar first.
+pub fn available_kernels() -> Vec<KernelKind> {
+    [KernelKind::Scalar, KernelKind::Fast, KernelKind::Bmi2]
+        .into_iter()
+        .filter(|&k| is_available(k))
+        .collect()
+}
+
+/// Run a generic expression with the kernel value for `kind`: the expression is
+/// monomorphized once per kernel and the choice is made once, here, not per value.
+///
+/// `KernelKind::Bmi2` runs the expression with [`Bmi2`](crate::varint) where the CPU supports
+/// it and falls back to [`Fast`] otherwise (always on non-x86-64 targets), so the macro never
+/// runs an instruction the CPU lacks whatever `kind` it is given.
+///
+/// ```
+/// use avrow_engine::varint::{Kernel, KernelKind};
+/// fn first<K: Kernel>(k: K, buf: &[u8]) -> i64 { k.read_long(buf, &mut 0).unwrap() }
+/// let v = avrow_engine::dispatch_kernel!(KernelKind::Scalar, k => first(k, &[0x03]));
+/// assert_eq!(v, -2);
+/// ```
+#[macro_export]
+macro_rules! dispatch_kernel {
+    ($kind:expr, $k:ident => $body:expr) => {{
+        match $kind {
+            $crate::varint::KernelKind::Scalar => {
+                let $k = $crate::varint::Scalar;
+                $body
+            }
+            $crate::varint::KernelKind::Fast => {
+                let $k = $crate::varint::Fast;
+                $body
+            }
+            #[cfg(target_arch = "x86_64")]
+            $crate::varint::KernelKind::Bmi2 => match $crate::varint::Bmi2::new() {
+                ::core::option::Option::Some($k) => $body,
+                ::core::option::Option::None => {
+                    let $k = $crate::varint::Fast;
+                    $body
+                }
+            },
+            #[cfg(not(target_arch = "x86_64"))]
+            $crate::varint::KernelKind::Bmi2 => {
+                let $k = $crate::varint::Fast;
+                $body
+            }
+        }
+    }};
+}

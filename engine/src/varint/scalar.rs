@@ -1,0 +1,96 @@
+//! The portable byte-at-a-time reference kernel: simple, obviously correct, the oracle for
+//! every other kernel.
+
+use super::{long_to_int, unzigzag64, Kernel, KernelKind, VarintError};
+
+/// The reference kernel.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Scalar;
+
+impl Kernel for Scalar {
+    const KIND: KernelKind = KernelKind::Scalar;
+
+    fn read_u64(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        let mut value = 0u64;
+        for i in 0..10 {
+            let Some(&b) = buf.get(*pos + i) else {
+                return Err(VarintError::Truncated);
+            };
+            if i == 9 && b > 1 {
+                return Err(VarintError::Overlong);
+            }
+            value |= u64::from(b & 0x7f) << (7 * i);
+            if b < 0x80 {
+                *pos += i + 1;
+                return Ok(value);
+            }
+        }
+        Err(VarintError::Overlong)
+    }
+
+    fn read_longs(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i64>,
+    ) -> Result<(), VarintError> {
+        let start = out.len();
+        out.reserve(n);
+        for _ in 0..n {
+            match self.read_u64(buf, pos) {
+                Ok(v) => out.push(unzigzag64(v)),
+                Err(e) => {
+                    out.truncate(start);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_ints(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i32>,
+    ) -> Result<(), VarintError> {
+        let start = out.len();
+        out.reserve(n);
+        for _ in 0..n {
+            match self
+                .read_u64(buf, pos)
+                .and_then(|v| long_to_int(unzigzag64(v)))
+            {
+                Ok(v) => out.push(v),
+                Err(e) => {
+                    out.truncate(start);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError> {
+        for _ in 0..n {
+            self.read_u64(buf, pos)?;
+        }
+        Ok(())
+    }
+
+    fn write_u64(self, mut v: u64, out: &mut Vec<u8>) {
+        while v >= 0x80 {
+            out.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        out.push(v as u8);
+    }
+
+    fn write_longs(self, values: &[i64], out: &mut Vec<u8>) {
+        for &v in values {
+            self.write_long(v, out);
+        }
+    }
+}
