@@ -403,6 +403,7 @@ fn steps<B: Bits, L: Lane, const BRANCHLESS: bool, const COUNT: bool>(
             p += ones;
             continue;
         }
+        // The window is longer than MAX_LEN, so this is always `Some` (and free).
         let (v, _) = c
             .split_first_chunk::<MAX_LEN>()
             .unwrap_or((&[0; MAX_LEN], &[]));

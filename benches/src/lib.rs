@@ -1,0 +1,1 @@
+//! Benchmarks for avrow live in `benches/`; this library is empty.

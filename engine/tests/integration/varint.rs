@@ -1,0 +1,645 @@
+//! Varint kernel tests (owned by the varint core).
+//!
+//! Every kernel this CPU can run is tested explicitly (not only the selected one), against the
+//! `Scalar` reference: exhaustive round trips at every 7-bit length boundary, every malformed
+//! case, and property tests on random streams truncated at every offset.
+
+use avrow_engine::dispatch_kernel;
+use avrow_engine::varint::{
+    available_kernels, best_available, describe, encoded_len, is_available, selected, unzigzag64,
+    zigzag64, Kernel, KernelKind, Scalar, VarintError, MAX_LEN,
+};
+use proptest::prelude::*;
+
+// ---------------------------------------------------------------------------------------------
+// One function per kernel operation, dispatched on the kind (as the decoder does).
+
+fn read_u64(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(u64, usize), VarintError> {
+    let mut p = pos;
+    dispatch_kernel!(kind, k => k.read_u64(buf, &mut p)).map(|v| (v, p))
+}
+
+fn read_long(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(i64, usize), VarintError> {
+    let mut p = pos;
+    dispatch_kernel!(kind, k => k.read_long(buf, &mut p)).map(|v| (v, p))
+}
+
+fn read_int(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(i32, usize), VarintError> {
+    let mut p = pos;
+    dispatch_kernel!(kind, k => k.read_int(buf, &mut p)).map(|v| (v, p))
+}
+
+/// Bulk decode of `n` longs appended after a sentinel; checks the sentinel survives and that
+/// nothing is appended on error.
+fn read_longs(
+    kind: KernelKind,
+    buf: &[u8],
+    pos: usize,
+    n: usize,
+) -> Result<(Vec<i64>, usize), VarintError> {
+    let mut p = pos;
+    let mut out = vec![42i64];
+    let r = dispatch_kernel!(kind, k => k.read_longs(buf, &mut p, n, &mut out));
+    assert_eq!(out[0], 42, "{kind}: prefix of out changed");
+    match r {
+        Ok(()) => {
+            assert_eq!(out.len(), n + 1, "{kind}: wrong number of values appended");
+            Ok((out[1..].to_vec(), p))
+        }
+        Err(e) => {
+            assert_eq!(out.len(), 1, "{kind}: values appended on error {e:?}");
+            Err(e)
+        }
+    }
+}
+
+fn read_ints(
+    kind: KernelKind,
+    buf: &[u8],
+    pos: usize,
+    n: usize,
+) -> Result<(Vec<i32>, usize), VarintError> {
+    let mut p = pos;
+    let mut out = vec![42i32];
+    let r = dispatch_kernel!(kind, k => k.read_ints(buf, &mut p, n, &mut out));
+    assert_eq!(out[0], 42, "{kind}: prefix of out changed");
+    match r {
+        Ok(()) => {
+            assert_eq!(out.len(), n + 1, "{kind}: wrong number of values appended");
+            Ok((out[1..].to_vec(), p))
+        }
+        Err(e) => {
+            assert_eq!(out.len(), 1, "{kind}: values appended on error {e:?}");
+            Err(e)
+        }
+    }
+}
+
+fn skip(kind: KernelKind, buf: &[u8], pos: usize, n: usize) -> Result<usize, VarintError> {
+    let mut p = pos;
+    dispatch_kernel!(kind, k => k.skip(buf, &mut p, n)).map(|()| p)
+}
+
+fn write_u64(kind: KernelKind, v: u64) -> Vec<u8> {
+    let mut out = vec![0xaa];
+    dispatch_kernel!(kind, k => k.write_u64(v, &mut out));
+    assert_eq!(out[0], 0xaa);
+    out.split_off(1)
+}
+
+fn write_long(kind: KernelKind, v: i64) -> Vec<u8> {
+    let mut out = Vec::new();
+    dispatch_kernel!(kind, k => k.write_long(v, &mut out));
+    out
+}
+
+fn write_longs(kind: KernelKind, values: &[i64]) -> Vec<u8> {
+    let mut out = vec![0xaa];
+    dispatch_kernel!(kind, k => k.write_longs(values, &mut out));
+    assert_eq!(out[0], 0xaa);
+    out.split_off(1)
+}
+
+/// The reference encoding, written out here independently of every kernel.
+fn reference_encode(mut v: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return out;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+/// Every kernel this machine runs, with a check that the list is what detection says.
+fn kernels() -> Vec<KernelKind> {
+    let ks = available_kernels();
+    assert_eq!(ks[0], KernelKind::Scalar);
+    assert!(ks.contains(&KernelKind::Fast));
+    assert_eq!(
+        ks.contains(&KernelKind::Bmi2),
+        is_available(KernelKind::Bmi2)
+    );
+    ks
+}
+
+/// 0, 1 and both sides of every 7-bit length boundary, plus the 64-bit extremes.
+fn boundary_values() -> Vec<u64> {
+    let mut vs = vec![0u64, 1, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1];
+    for k in 1..10 {
+        let b = 1u64 << (7 * k);
+        vs.extend([b - 1, b, b + 1, b - 2]);
+    }
+    vs.sort_unstable();
+    vs.dedup();
+    vs
+}
+
+fn boundary_longs() -> Vec<i64> {
+    let mut vs = vec![
+        0i64,
+        1,
+        -1,
+        2,
+        -2,
+        i64::MIN,
+        i64::MAX,
+        i64::MIN + 1,
+        i64::MAX - 1,
+    ];
+    for k in 1..10u32 {
+        // Zigzag length boundaries: |v| around 2^(7k - 1).
+        let b = 1i64 << (7 * k - 1).min(62);
+        vs.extend([b - 1, b, -b, -b - 1, -b + 1]);
+    }
+    vs.extend([
+        i64::from(i32::MIN),
+        i64::from(i32::MAX),
+        i64::from(i32::MIN) - 1,
+        i64::from(i32::MAX) + 1,
+    ]);
+    vs
+}
+
+/// `bytes` alone, and followed by enough padding that the kernels take their unchecked
+/// fast paths.
+fn with_and_without_padding(bytes: &[u8]) -> [Vec<u8>; 2] {
+    let mut padded = bytes.to_vec();
+    padded.extend([0u8; 32]);
+    [bytes.to_vec(), padded]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selection and dispatch.
+
+#[test]
+fn selection_never_picks_scalar_unless_forced() {
+    assert_ne!(best_available(), KernelKind::Scalar);
+    assert!(is_available(best_available()));
+    match std::env::var("AVROW_VARINT") {
+        Ok(name) if !name.is_empty() => {
+            // CI runs the suite under every kernel; a forced one must be honoured.
+            let kind = selected().expect("AVROW_VARINT names an available kernel");
+            assert_eq!(kind.name(), name);
+        }
+        _ => assert_eq!(selected(), Ok(best_available())),
+    }
+    let d = describe();
+    assert!(d.starts_with("varint: "), "{d}");
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn bmi2_is_chosen_where_pext_is_fast() {
+    let bmi2 = std::arch::is_x86_feature_detected!("bmi2");
+    assert_eq!(
+        avrow_engine::varint::Bmi2::new().is_some(),
+        is_available(KernelKind::Bmi2)
+    );
+    if is_available(KernelKind::Bmi2) {
+        assert!(bmi2);
+        assert_eq!(best_available(), KernelKind::Bmi2);
+    } else {
+        assert_eq!(best_available(), KernelKind::Fast);
+    }
+}
+
+#[test]
+fn dispatch_maps_each_kind_to_its_kernel() {
+    fn kind_of<K: Kernel>(_: K) -> KernelKind {
+        K::KIND
+    }
+    for kind in kernels() {
+        assert_eq!(dispatch_kernel!(kind, k => kind_of(k)), kind);
+    }
+    if !is_available(KernelKind::Bmi2) {
+        // An unavailable kind degrades to `fast` rather than running missing instructions.
+        assert_eq!(
+            dispatch_kernel!(KernelKind::Bmi2, k => kind_of(k)),
+            KernelKind::Fast
+        );
+    }
+}
+
+#[test]
+fn encoded_len_matches_reference() {
+    for v in boundary_values() {
+        assert_eq!(encoded_len(v), reference_encode(v).len(), "{v:#x}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exhaustive boundaries.
+
+#[test]
+fn round_trip_at_every_length_boundary() {
+    for kind in kernels() {
+        for v in boundary_values() {
+            let enc = write_u64(kind, v);
+            assert_eq!(enc, reference_encode(v), "{kind}: encode {v:#x}");
+            for buf in with_and_without_padding(&enc) {
+                assert_eq!(
+                    read_u64(kind, &buf, 0),
+                    Ok((v, enc.len())),
+                    "{kind}: {v:#x}"
+                );
+                assert_eq!(skip(kind, &buf, 0, 1), Ok(enc.len()), "{kind}: skip {v:#x}");
+                // Also at an odd offset inside a larger buffer.
+                let mut shifted = vec![0x7f, 0x01];
+                shifted.extend(&buf);
+                assert_eq!(read_u64(kind, &shifted, 2), Ok((v, enc.len() + 2)));
+            }
+        }
+        for v in boundary_longs() {
+            let enc = write_long(kind, v);
+            assert_eq!(enc, reference_encode(zigzag64(v)), "{kind}: encode {v}");
+            assert_eq!(unzigzag64(zigzag64(v)), v);
+            for buf in with_and_without_padding(&enc) {
+                assert_eq!(read_long(kind, &buf, 0), Ok((v, enc.len())), "{kind}: {v}");
+                let int = read_int(kind, &buf, 0);
+                match i32::try_from(v) {
+                    Ok(i) => assert_eq!(int, Ok((i, enc.len())), "{kind}: int {v}"),
+                    Err(_) => assert_eq!(int, Err(VarintError::IntOutOfRange), "{kind}: {v}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bulk_round_trip_at_every_length_boundary() {
+    let longs = boundary_longs();
+    // Repeat the list in several rotations so every value lands at every bulk-window offset.
+    let mut values = Vec::new();
+    for r in 0..17 {
+        let mut l = longs.clone();
+        l.rotate_left(r % longs.len());
+        values.extend(l);
+    }
+    let ints: Vec<i64> = values
+        .iter()
+        .copied()
+        .filter(|v| i32::try_from(*v).is_ok())
+        .collect();
+    for kind in kernels() {
+        let enc = write_longs(kind, &values);
+        let expected: Vec<u8> = values
+            .iter()
+            .flat_map(|&v| reference_encode(zigzag64(v)))
+            .collect();
+        assert_eq!(enc, expected, "{kind}: write_longs");
+        for buf in with_and_without_padding(&enc) {
+            assert_eq!(
+                read_longs(kind, &buf, 0, values.len()),
+                Ok((values.clone(), enc.len())),
+                "{kind}"
+            );
+            assert_eq!(skip(kind, &buf, 0, values.len()), Ok(enc.len()), "{kind}");
+        }
+        let enc_ints = write_longs(kind, &ints);
+        let want: Vec<i32> = ints.iter().map(|&v| v as i32).collect();
+        assert_eq!(
+            read_ints(kind, &enc_ints, 0, ints.len()),
+            Ok((want, enc_ints.len()))
+        );
+    }
+}
+
+#[test]
+fn every_one_and_two_byte_value_round_trips() {
+    for kind in kernels() {
+        let values: Vec<i64> = (-8192..8192).collect();
+        let enc = write_longs(kind, &values);
+        let mut single = Vec::new();
+        for &v in &values {
+            dispatch_kernel!(kind, k => k.write_long(v, &mut single));
+        }
+        assert_eq!(enc, single, "{kind}");
+        assert_eq!(
+            read_longs(kind, &enc, 0, values.len()),
+            Ok((values.clone(), enc.len()))
+        );
+        let mut p = 0;
+        for &v in &values {
+            let (got, next) = read_long(kind, &enc, p).unwrap();
+            assert_eq!(got, v, "{kind}");
+            p = next;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Malformed input.
+
+/// Every malformed case with the error every kernel must report for it.
+fn malformed_cases() -> Vec<(Vec<u8>, VarintError)> {
+    let mut cases = vec![
+        (vec![], VarintError::Truncated),
+        (vec![0x80], VarintError::Truncated),
+        (vec![0xff; 9], VarintError::Truncated),
+        ([vec![0x80; 9], vec![0x02]].concat(), VarintError::Overlong),
+        ([vec![0xff; 9], vec![0x7f]].concat(), VarintError::Overlong),
+        ([vec![0x80; 9], vec![0x80]].concat(), VarintError::Overlong),
+        ([vec![0x80; 10], vec![0x00]].concat(), VarintError::Overlong),
+        (vec![0xff; 11], VarintError::Overlong),
+        (vec![0xff; 40], VarintError::Overlong),
+    ];
+    for len in 1..MAX_LEN {
+        cases.push((vec![0x80; len], VarintError::Truncated));
+    }
+    cases
+}
+
+#[test]
+fn malformed_input_is_rejected_by_every_kernel() {
+    for kind in kernels() {
+        for (bytes, err) in malformed_cases() {
+            // Padding only matters for the non-truncated cases (it would complete the others).
+            let bufs: Vec<Vec<u8>> = if err == VarintError::Truncated {
+                vec![bytes.clone()]
+            } else {
+                with_and_without_padding(&bytes).to_vec()
+            };
+            for buf in bufs {
+                let what = format!("{kind}: {buf:02x?}");
+                assert_eq!(read_u64(kind, &buf, 0), Err(err), "{what}");
+                assert_eq!(read_long(kind, &buf, 0).map(|_| ()), Err(err), "{what}");
+                assert_eq!(read_int(kind, &buf, 0).map(|_| ()), Err(err), "{what}");
+                assert_eq!(skip(kind, &buf, 0, 1), Err(err), "{what}");
+                assert_eq!(read_longs(kind, &buf, 0, 1).map(|_| ()), Err(err), "{what}");
+                assert_eq!(read_ints(kind, &buf, 0, 1).map(|_| ()), Err(err), "{what}");
+                // The same varint after 40 good ones, so bulk paths meet it mid-stream.
+                let mut long = vec![0x02; 40];
+                long.extend(&buf);
+                assert_eq!(skip(kind, &long, 0, 41), Err(err), "{what}");
+                assert_eq!(
+                    read_longs(kind, &long, 0, 41).map(|_| ()),
+                    Err(err),
+                    "{what}"
+                );
+                assert_eq!(
+                    read_ints(kind, &long, 0, 41).map(|_| ()),
+                    Err(err),
+                    "{what}"
+                );
+            }
+        }
+        // Reading at or past the end.
+        assert_eq!(read_u64(kind, &[1, 2], 2), Err(VarintError::Truncated));
+        assert_eq!(read_u64(kind, &[1, 2], 7), Err(VarintError::Truncated));
+        assert_eq!(skip(kind, &[1, 2], 0, 3), Err(VarintError::Truncated));
+        assert_eq!(read_longs(kind, &[1, 2], 0, 3), Err(VarintError::Truncated));
+        // The largest 10-byte varints are valid.
+        let max = [vec![0xff; 9], vec![0x01]].concat();
+        assert_eq!(read_u64(kind, &max, 0), Ok((u64::MAX, 10)));
+        let top = [vec![0x80; 9], vec![0x01]].concat();
+        assert_eq!(read_u64(kind, &top, 0), Ok((1 << 63, 10)));
+    }
+}
+
+#[test]
+fn ints_outside_i32_are_rejected() {
+    let bad = [
+        i64::from(i32::MAX) + 1,
+        i64::from(i32::MIN) - 1,
+        i64::MAX,
+        i64::MIN,
+    ];
+    for kind in kernels() {
+        for v in bad {
+            let enc = write_long(kind, v);
+            for buf in with_and_without_padding(&enc) {
+                assert_eq!(read_int(kind, &buf, 0), Err(VarintError::IntOutOfRange));
+                assert_eq!(read_ints(kind, &buf, 0, 1), Err(VarintError::IntOutOfRange));
+                // Out of range before a truncation: range error first, as value by value.
+                let mut long = write_longs(kind, &[1; 30]);
+                long.extend(&enc);
+                long.push(0x80);
+                assert_eq!(
+                    read_ints(kind, &long, 0, 32),
+                    Err(VarintError::IntOutOfRange),
+                    "{kind}"
+                );
+                // Truncation before the out-of-range value: truncation first.
+                assert_eq!(read_ints(kind, &long, 0, 30), Ok(((vec![1; 30]), 30)));
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Property tests: every kernel equals `Scalar`.
+
+/// A value whose varint is exactly `len` bytes.
+fn value_of_len(len: usize, raw: u64) -> u64 {
+    if len == 1 {
+        return raw & 0x7f;
+    }
+    let bits = (7 * len).min(64);
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1 << bits) - 1
+    };
+    (raw & mask) | (1 << (7 * (len - 1)))
+}
+
+/// Raw values with random lengths: either any length 1 to 10, or lengths from a narrow set
+/// (like the benchmarks' mixes).
+fn values() -> impl Strategy<Value = Vec<u64>> {
+    let any_len = (1usize..=MAX_LEN, any::<u64>()).prop_map(|(l, r)| value_of_len(l, r));
+    let short = (1usize..=2, any::<u64>()).prop_map(|(l, r)| value_of_len(l, r));
+    let long = (8usize..=MAX_LEN, any::<u64>()).prop_map(|(l, r)| value_of_len(l, r));
+    prop_oneof![
+        prop::collection::vec(any_len, 0..80),
+        prop::collection::vec(short, 0..120),
+        prop::collection::vec(long, 0..30),
+    ]
+}
+
+/// Encoded streams, sometimes damaged: a byte replaced, or runs of continuation bytes.
+fn streams() -> impl Strategy<Value = Vec<u8>> {
+    let clean = values().prop_map(|vs| vs.into_iter().flat_map(reference_encode).collect());
+    let damaged = (values(), any::<prop::sample::Index>(), any::<u8>()).prop_map(|(vs, i, b)| {
+        let mut bytes: Vec<u8> = vs.into_iter().flat_map(reference_encode).collect();
+        if !bytes.is_empty() {
+            let at = i.index(bytes.len());
+            bytes[at] = b;
+        }
+        bytes
+    });
+    let runs = (
+        values(),
+        any::<prop::sample::Index>(),
+        1usize..14,
+        any::<u8>(),
+    )
+        .prop_map(|(vs, i, run, last)| {
+            let mut bytes: Vec<u8> = vs.into_iter().flat_map(reference_encode).collect();
+            let at = i.index(bytes.len() + 1);
+            let mut ins = vec![0x80 | last; run];
+            ins.push(last & 3);
+            bytes.splice(at..at, ins);
+            bytes
+        });
+    let noise = prop::collection::vec(any::<u8>(), 0..200);
+    prop_oneof![4 => clean, 2 => damaged, 2 => runs, 1 => noise]
+}
+
+/// Decode value by value with `kind` until an error or the end; the whole trace.
+fn trace(kind: KernelKind, buf: &[u8], start: usize) -> (Vec<u64>, usize, Option<VarintError>) {
+    let mut out = Vec::new();
+    let mut p = start;
+    while p < buf.len() {
+        match read_u64(kind, buf, p) {
+            Ok((v, next)) => {
+                out.push(v);
+                p = next;
+            }
+            Err(e) => return (out, p, Some(e)),
+        }
+    }
+    (out, p, None)
+}
+
+/// Compare every operation of `kind` with `Scalar` on `buf` from `start`.
+fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
+    let s = KernelKind::Scalar;
+    let reference = trace(s, buf, start);
+    assert_eq!(trace(kind, buf, start), reference, "{kind}: trace");
+    let decoded = reference.0.len();
+    // Counts around the number of complete varints, so the error (if any) is reached.
+    for n in [0, 1, decoded / 2, decoded, decoded + 1, decoded + 2] {
+        let what = format!("{kind}: n = {n}, start = {start}, buf = {buf:02x?}");
+        assert_eq!(
+            read_longs(kind, buf, start, n),
+            read_longs(s, buf, start, n),
+            "read_longs {what}"
+        );
+        assert_eq!(
+            read_ints(kind, buf, start, n),
+            read_ints(s, buf, start, n),
+            "read_ints {what}"
+        );
+        assert_eq!(
+            skip(kind, buf, start, n),
+            skip(s, buf, start, n),
+            "skip {what}"
+        );
+    }
+    let mut p = start;
+    for _ in 0..decoded.min(4) {
+        assert_eq!(
+            read_int(kind, buf, p),
+            read_int(s, buf, p),
+            "{kind}: read_int"
+        );
+        p = read_u64(s, buf, p).unwrap().1;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn kernels_equal_scalar_on_streams(buf in streams(), start in 0usize..3) {
+        let start = start.min(buf.len());
+        for kind in kernels() {
+            check_against_scalar(kind, &buf, start);
+        }
+    }
+
+    #[test]
+    fn kernels_equal_scalar_on_every_truncation(buf in streams()) {
+        let buf = &buf[..buf.len().min(160)];
+        for cut in 0..=buf.len() {
+            for kind in kernels() {
+                check_against_scalar(kind, &buf[..cut], 0);
+            }
+        }
+    }
+
+    #[test]
+    fn encoders_equal_scalar(raws in values(), signed in prop::collection::vec(any::<i64>(), 0..100)) {
+        let longs: Vec<i64> = raws.iter().map(|&v| unzigzag64(v)).chain(signed).collect();
+        let mut want = Vec::new();
+        Scalar.write_longs(&longs, &mut want);
+        for kind in kernels() {
+            prop_assert_eq!(&write_longs(kind, &longs), &want, "{}", kind);
+            let mut single = Vec::new();
+            for &v in &longs {
+                dispatch_kernel!(kind, k => k.write_long(v, &mut single));
+            }
+            prop_assert_eq!(&single, &want, "{}", kind);
+            for &v in &raws {
+                prop_assert_eq!(write_u64(kind, v), reference_encode(v));
+            }
+            prop_assert_eq!(
+                read_longs(kind, &want, 0, longs.len()),
+                Ok((longs.clone(), want.len()))
+            );
+        }
+    }
+}
+
+/// Long streams, so that the bulk paths run several probe/run blocks and switch modes:
+/// uniform stretches, random-length stretches, one-byte runs, then a damaged byte at several
+/// depths. Every kernel must equal `Scalar`.
+#[test]
+fn long_streams_switch_bulk_modes_and_equal_scalar() {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut values = Vec::new();
+    for segment in 0..24 {
+        let fixed = 1 + segment % 10;
+        for _ in 0..300 {
+            let len = match segment % 4 {
+                0 => fixed,
+                1 => 1 + (next() % 10) as usize,
+                2 => 1 + (next() % 2) as usize,
+                _ => 1,
+            };
+            values.push(value_of_len(len, next()));
+        }
+    }
+    let clean: Vec<u8> = values.iter().flat_map(|&v| reference_encode(v)).collect();
+    let mut bufs = vec![clean.clone()];
+    for depth in [5usize, 700, 3001, clean.len() / 2, clean.len() - 3] {
+        for bad in [0x80u8, 0xff, 0x00, 0x7f] {
+            let mut b = clean.clone();
+            // A run of continuation bytes (overlong) or a replaced byte.
+            if bad == 0x80 {
+                b.splice(depth..depth, [0xffu8; 12]);
+            } else {
+                b[depth] = bad;
+            }
+            bufs.push(b);
+        }
+    }
+    let s = KernelKind::Scalar;
+    for buf in &bufs {
+        for kind in kernels() {
+            for n in [values.len(), values.len() - 1, 2000, 4097, values.len() + 1] {
+                assert_eq!(
+                    read_longs(kind, buf, 0, n),
+                    read_longs(s, buf, 0, n),
+                    "{kind}: n = {n}"
+                );
+                assert_eq!(
+                    read_ints(kind, buf, 0, n),
+                    read_ints(s, buf, 0, n),
+                    "{kind}"
+                );
+                assert_eq!(skip(kind, buf, 0, n), skip(s, buf, 0, n), "{kind}: n = {n}");
+            }
+        }
+    }
+}
