@@ -1,1 +1,6 @@
-//! Benchmarks for avrow live in `benches/`; this library is empty.
+//! Shared pieces of avrow's benchmarks: the benchmark files (generated once, cached under
+//! `target/bench-data/`) and the apache-avro `Value` → Arrow conversion that stands for the path
+//! DataFusion used before arrow-avro (read `Value`s, then fill Arrow builders column by column).
+
+pub mod data;
+pub mod value_to_arrow;

@@ -6,7 +6,7 @@ use super::bits::{Bits, Validity};
 use super::cursor::Cursor;
 use super::skip::Skip;
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::varint::Kernel;
+use crate::varint::{BulkHint, Kernel};
 use arrow_array::types::Int32Type;
 use arrow_array::{
     make_array, ArrayRef, BinaryArray, BinaryViewArray, BooleanArray, Decimal128Array,
@@ -403,6 +403,8 @@ pub(crate) struct ListCol {
     pub(crate) child: Column,
     field: FieldRef,
     min_item_size: usize,
+    /// What bulk varint decoding of this column's items learned from earlier arrays.
+    hint: BulkHint,
 }
 
 impl ListCol {
@@ -413,6 +415,7 @@ impl ListCol {
             child,
             field,
             min_item_size,
+            hint: BulkHint::default(),
         }
     }
 }
@@ -747,7 +750,7 @@ impl Column {
                     if total > i32::MAX as usize {
                         return Err(offsets_overflow(c.pos));
                     }
-                    l.child.decode_many(c, n, l.min_item_size)?;
+                    l.child.decode_many(c, n, l.min_item_size, &mut l.hint)?;
                 }
                 l.offsets.push(total as i32);
             }
@@ -858,16 +861,17 @@ impl Column {
         c: &mut Cursor<'_, K>,
         n: usize,
         min_size: usize,
+        hint: &mut BulkHint,
     ) -> Result<(), DecodeError> {
         match self {
             Column::Int64(p) => {
                 let start = c.pos;
-                c.k.read_longs(c.buf, &mut c.pos, n, &mut p.values)
+                c.k.read_longs_hinted(c.buf, &mut c.pos, n, &mut p.values, hint)
                     .map_err(|e| DecodeError::new(DecodeErrorKind::Varint(e), start))
             }
             Column::Int32(p) => {
                 let start = c.pos;
-                c.k.read_ints(c.buf, &mut c.pos, n, &mut p.values)
+                c.k.read_ints_hinted(c.buf, &mut c.pos, n, &mut p.values, hint)
                     .map_err(|e| DecodeError::new(DecodeErrorKind::Varint(e), start))
             }
             Column::Float64(p) => {

@@ -21,13 +21,14 @@ pub(crate) fn read_longs<B: Bits>(
     pos: &mut usize,
     n: usize,
     out: &mut Vec<i64>,
+    hint: &mut super::BulkHint,
 ) -> Result<(), VarintError> {
     #[cfg(target_arch = "x86_64")]
     if x86_64::has_v3() {
         // SAFETY: `has_v3` detected every feature `v3::read_longs` is compiled for.
-        return unsafe { x86_64::v3::read_longs(bits, buf, pos, n, out) };
+        return unsafe { x86_64::v3::read_longs(bits, buf, pos, n, out, hint) };
     }
-    generic::read_longs(bits, buf, pos, n, out)
+    generic::read_longs(bits, buf, pos, n, out, hint)
 }
 
 /// Decode `n` zigzag ints (see [`Kernel::read_ints`](super::Kernel::read_ints)).
@@ -38,13 +39,14 @@ pub(crate) fn read_ints<B: Bits>(
     pos: &mut usize,
     n: usize,
     out: &mut Vec<i32>,
+    hint: &mut super::BulkHint,
 ) -> Result<(), VarintError> {
     #[cfg(target_arch = "x86_64")]
     if x86_64::has_v3() {
         // SAFETY: `has_v3` detected every feature `v3::read_ints` is compiled for.
-        return unsafe { x86_64::v3::read_ints(bits, buf, pos, n, out) };
+        return unsafe { x86_64::v3::read_ints(bits, buf, pos, n, out, hint) };
     }
-    generic::read_ints(bits, buf, pos, n, out)
+    generic::read_ints(bits, buf, pos, n, out, hint)
 }
 
 /// Skip `n` varints (see [`Kernel::skip`](super::Kernel::skip)).

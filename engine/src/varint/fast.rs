@@ -6,7 +6,7 @@
 //! one or two bytes for nine- and ten-byte varints. Bulk paths are in [`super::bulk`].
 
 use super::generic::{self, Swar};
-use super::{bulk, Kernel, KernelKind, VarintError};
+use super::{bulk, BulkHint, Kernel, KernelKind, VarintError};
 
 /// The portable word-at-a-time kernel (available on every target).
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,7 +28,19 @@ impl Kernel for Fast {
         n: usize,
         out: &mut Vec<i64>,
     ) -> Result<(), VarintError> {
-        bulk::read_longs(Swar, buf, pos, n, out)
+        bulk::read_longs(Swar, buf, pos, n, out, &mut BulkHint::default())
+    }
+
+    #[inline]
+    fn read_longs_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i64>,
+        hint: &mut BulkHint,
+    ) -> Result<(), VarintError> {
+        bulk::read_longs(Swar, buf, pos, n, out, hint)
     }
 
     #[inline]
@@ -39,7 +51,19 @@ impl Kernel for Fast {
         n: usize,
         out: &mut Vec<i32>,
     ) -> Result<(), VarintError> {
-        bulk::read_ints(Swar, buf, pos, n, out)
+        bulk::read_ints(Swar, buf, pos, n, out, &mut BulkHint::default())
+    }
+
+    #[inline]
+    fn read_ints_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i32>,
+        hint: &mut BulkHint,
+    ) -> Result<(), VarintError> {
+        bulk::read_ints(Swar, buf, pos, n, out, hint)
     }
 
     #[inline]

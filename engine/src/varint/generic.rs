@@ -254,6 +254,8 @@ pub(crate) fn read_word<B: Bits>(bits: B, c: &[u8; MAX_LEN]) -> Result<(u64, usi
 const PROBE: usize = 64;
 /// Values [`decode_raw`] then decodes in the mode the probe chose, without measuring.
 const RUN: usize = 512;
+/// The fewest probed values whose measure is kept in the column's [`super::BulkHint`].
+const MIN_PROBE: usize = 16;
 
 /// Decode `dst.len()` raw varints into `dst`, advancing `*pos`.
 ///
@@ -280,6 +282,7 @@ pub(crate) fn decode_raw<B: Bits, L: Lane>(
     buf: &[u8],
     pos: &mut usize,
     dst: &mut [MaybeUninit<L>],
+    hint: &mut super::BulkHint,
 ) -> Result<u64, (VarintError, u64)> {
     let n = dst.len();
     let mut st = State {
@@ -292,7 +295,8 @@ pub(crate) fn decode_raw<B: Bits, L: Lane>(
         buf.len().checked_sub(WINDOW + MAX_LEN),
         n.checked_sub(WINDOW),
     ) {
-        let mut branchless = false;
+        // Start in the mode the previous arrays of this column ended in.
+        let mut branchless = hint.branchless;
         loop {
             let start = st.i;
             let stop = (start + PROBE).min(last_i + 1);
@@ -301,10 +305,14 @@ pub(crate) fn decode_raw<B: Bits, L: Lane>(
             } else {
                 steps::<B, L, false, true>(bits, buf, dst, &mut st, stop, last_p)?
             };
+            // A short probe (a short array) still tells the next array of the column.
+            if st.i - start >= MIN_PROBE {
+                branchless = changes * 3 > (st.i - start) * 2;
+                hint.branchless = branchless;
+            }
             if st.i < start + PROBE {
                 break;
             }
-            branchless = changes * 3 > (st.i - start) * 2;
             let stop = (st.i + RUN).min(last_i + 1);
             if branchless {
                 steps::<B, L, true, false>(bits, buf, dst, &mut st, stop, last_p)?;
@@ -470,11 +478,12 @@ pub(crate) fn read_longs<B: Bits>(
     pos: &mut usize,
     n: usize,
     out: &mut Vec<i64>,
+    hint: &mut super::BulkHint,
 ) -> Result<(), VarintError> {
     let start = out.len();
     out.reserve(n);
     let dst = &mut out.spare_capacity_mut()[..n];
-    decode_raw(bits, buf, pos, dst).map_err(|(e, _)| e)?;
+    decode_raw(bits, buf, pos, dst, hint).map_err(|(e, _)| e)?;
     // SAFETY: `decode_raw` returned Ok, so it initialised all `n` elements of the spare
     // capacity starting at `start`, and `reserve(n)` made that capacity exist.
     unsafe { out.set_len(start + n) };
@@ -493,11 +502,12 @@ pub(crate) fn read_ints<B: Bits>(
     pos: &mut usize,
     n: usize,
     out: &mut Vec<i32>,
+    hint: &mut super::BulkHint,
 ) -> Result<(), VarintError> {
     let start = out.len();
     out.reserve(n);
     let dst = &mut out.spare_capacity_mut()[..n];
-    match decode_raw(bits, buf, pos, dst) {
+    match decode_raw(bits, buf, pos, dst, hint) {
         Ok(acc) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),
         Ok(_) => {}
         Err((_, acc)) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),

@@ -153,6 +153,36 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
         out: &mut Vec<i32>,
     ) -> Result<(), VarintError>;
 
+    /// [`Kernel::read_longs`] for one of a series of arrays of the same column: `hint` carries
+    /// the decoding mode (branchy or branch-free) measured on the previous arrays, so that short
+    /// arrays of randomly varying lengths need not each measure it again.
+    #[inline]
+    fn read_longs_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i64>,
+        hint: &mut BulkHint,
+    ) -> Result<(), VarintError> {
+        let _ = hint;
+        self.read_longs(buf, pos, n, out)
+    }
+
+    /// [`Kernel::read_ints`] with a [`BulkHint`] (see [`Kernel::read_longs_hinted`]).
+    #[inline]
+    fn read_ints_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i32>,
+        hint: &mut BulkHint,
+    ) -> Result<(), VarintError> {
+        let _ = hint;
+        self.read_ints(buf, pos, n, out)
+    }
+
     /// Skip `n` varints without decoding them, rejecting exactly what decoding them would
     /// reject. On error `*pos` is unspecified.
     fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError>;
@@ -169,6 +199,27 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
     /// Append the zigzag varint encodings of all `values` (reserving once per chunk, not per
     /// value).
     fn write_longs(self, values: &[i64], out: &mut Vec<u8>);
+}
+
+/// What a column's bulk decoding learned from its previous arrays: whether their varint lengths
+/// changed so often from value to value that the branch-free path pays. Keep one per column
+/// and pass it to [`Kernel::read_longs_hinted`] / [`Kernel::read_ints_hinted`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BulkHint {
+    pub(crate) branchless: bool,
+}
+
+impl BulkHint {
+    /// A hint that starts in the branch-free mode (`true`) or the branchy one (`false`, the
+    /// default).
+    pub fn new(branchless: bool) -> Self {
+        BulkHint { branchless }
+    }
+
+    /// Whether the next array starts in the branch-free mode.
+    pub fn branchless(self) -> bool {
+        self.branchless
+    }
 }
 
 /// Number of bytes the raw varint encoding of `v` takes (1 to 10), computed without a loop.

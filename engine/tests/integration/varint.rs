@@ -7,7 +7,7 @@
 use avrow_engine::dispatch_kernel;
 use avrow_engine::varint::{
     available_kernels, best_available, describe, encoded_len, is_available, selected, unzigzag64,
-    zigzag64, Kernel, KernelKind, Scalar, VarintError, MAX_LEN,
+    zigzag64, BulkHint, Kernel, KernelKind, Scalar, VarintError, MAX_LEN,
 };
 use proptest::prelude::*;
 
@@ -41,6 +41,21 @@ fn read_longs(
     let mut out = vec![42i64];
     let r = dispatch_kernel!(kind, k => k.read_longs(buf, &mut p, n, &mut out));
     assert_eq!(out[0], 42, "{kind}: prefix of out changed");
+    // The hinted variant, starting in either mode, must agree exactly.
+    for start_branchless in [false, true] {
+        let mut hint = BulkHint::new(start_branchless);
+        let (mut hp, mut hout) = (pos, vec![42i64]);
+        let hr =
+            dispatch_kernel!(kind, k => k.read_longs_hinted(buf, &mut hp, n, &mut hout, &mut hint));
+        assert_eq!(
+            hr, r,
+            "{kind}: hinted read_longs (start branchless {start_branchless})"
+        );
+        assert_eq!(hout, out, "{kind}: hinted read_longs values");
+        if r.is_ok() {
+            assert_eq!(hp, p, "{kind}: hinted read_longs position");
+        }
+    }
     match r {
         Ok(()) => {
             assert_eq!(out.len(), n + 1, "{kind}: wrong number of values appended");
@@ -63,6 +78,21 @@ fn read_ints(
     let mut out = vec![42i32];
     let r = dispatch_kernel!(kind, k => k.read_ints(buf, &mut p, n, &mut out));
     assert_eq!(out[0], 42, "{kind}: prefix of out changed");
+    // The hinted variant, starting in either mode, must agree exactly.
+    for start_branchless in [false, true] {
+        let mut hint = BulkHint::new(start_branchless);
+        let (mut hp, mut hout) = (pos, vec![42i32]);
+        let hr =
+            dispatch_kernel!(kind, k => k.read_ints_hinted(buf, &mut hp, n, &mut hout, &mut hint));
+        assert_eq!(
+            hr, r,
+            "{kind}: hinted read_ints (start branchless {start_branchless})"
+        );
+        assert_eq!(hout, out, "{kind}: hinted read_ints values");
+        if r.is_ok() {
+            assert_eq!(hp, p, "{kind}: hinted read_ints position");
+        }
+    }
     match r {
         Ok(()) => {
             assert_eq!(out.len(), n + 1, "{kind}: wrong number of values appended");

@@ -11,7 +11,7 @@
 use std::arch::asm;
 
 use crate::varint::generic::{self, Bits, LOW};
-use crate::varint::{bulk, Kernel, KernelKind, VarintError};
+use crate::varint::{bulk, BulkHint, Kernel, KernelKind, VarintError};
 
 /// The BMI2 kernel. Holding one proves that this CPU has fast PEXT/PDEP.
 #[derive(Debug, Clone, Copy)]
@@ -91,7 +91,19 @@ impl Kernel for Bmi2 {
         n: usize,
         out: &mut Vec<i64>,
     ) -> Result<(), VarintError> {
-        bulk::read_longs(self.pext(), buf, pos, n, out)
+        bulk::read_longs(self.pext(), buf, pos, n, out, &mut BulkHint::default())
+    }
+
+    #[inline]
+    fn read_longs_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i64>,
+        hint: &mut BulkHint,
+    ) -> Result<(), VarintError> {
+        bulk::read_longs(self.pext(), buf, pos, n, out, hint)
     }
 
     #[inline]
@@ -102,7 +114,19 @@ impl Kernel for Bmi2 {
         n: usize,
         out: &mut Vec<i32>,
     ) -> Result<(), VarintError> {
-        bulk::read_ints(self.pext(), buf, pos, n, out)
+        bulk::read_ints(self.pext(), buf, pos, n, out, &mut BulkHint::default())
+    }
+
+    #[inline]
+    fn read_ints_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        n: usize,
+        out: &mut Vec<i32>,
+        hint: &mut BulkHint,
+    ) -> Result<(), VarintError> {
+        bulk::read_ints(self.pext(), buf, pos, n, out, hint)
     }
 
     #[inline]

@@ -17,8 +17,9 @@ pub(crate) unsafe fn read_longs<B: Bits>(
     pos: &mut usize,
     n: usize,
     out: &mut Vec<i64>,
+    hint: &mut crate::varint::BulkHint,
 ) -> Result<(), VarintError> {
-    generic::read_longs(bits, buf, pos, n, out)
+    generic::read_longs(bits, buf, pos, n, out, hint)
 }
 
 /// Bulk decode of zigzag ints, compiled for x86-64-v3.
@@ -32,8 +33,9 @@ pub(crate) unsafe fn read_ints<B: Bits>(
     pos: &mut usize,
     n: usize,
     out: &mut Vec<i32>,
+    hint: &mut crate::varint::BulkHint,
 ) -> Result<(), VarintError> {
-    generic::read_ints(bits, buf, pos, n, out)
+    generic::read_ints(bits, buf, pos, n, out, hint)
 }
 
 /// Bulk skip, compiled for x86-64-v3.
