@@ -35,11 +35,8 @@ pub enum DecodeErrorKind {
         /// Number of branches.
         branches: usize,
     },
-    /// A string that is not UTF-8 (reported per field, value index within this block).
-    InvalidUtf8 {
-        /// Index of the first invalid value of this field among the values decoded in the call.
-        value_index: usize,
-    },
+    /// A string that is not UTF-8.
+    InvalidUtf8,
     /// A `uuid` string that is not in the 8-4-4-4-12 hexadecimal form.
     InvalidUuid(String),
     /// A decimal value with more bytes than its Arrow type holds.
@@ -84,9 +81,7 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::UnionIndex { index, branches } => {
                 write!(f, "union branch {index} out of range ({branches} branches)")
             }
-            DecodeErrorKind::InvalidUtf8 { value_index } => {
-                write!(f, "invalid UTF-8 in string value #{value_index} of this block")
-            }
+            DecodeErrorKind::InvalidUtf8 => f.write_str("string is not valid UTF-8"),
             DecodeErrorKind::InvalidUuid(s) => write!(f, "invalid uuid string {s:?}"),
             DecodeErrorKind::DecimalOverflow { len } => {
                 write!(f, "decimal value of {len} bytes does not fit its Arrow decimal type")

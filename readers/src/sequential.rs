@@ -35,7 +35,7 @@ impl Sequential {
             return Ok(false);
         };
         let mut out = Vec::new();
-        let result = self.state.decode_block(&block, &mut out);
+        let result = self.state.decode_block(&block, block.count, &mut out);
         self.ready.extend(out);
         self.source.release_before(block.ctx.file_index, block.end);
         self.last = Some(block);

@@ -51,9 +51,14 @@ impl WorkerState {
     /// Decode every record of `block`, pushing each batch that fills up to `out`. Rows of a
     /// partial batch stay buffered in the decoder. On error, the rows decoded before the bad
     /// record stay buffered (so they can still be flushed) and the error is returned.
+    ///
+    /// `rows_ahead` is how many records are still to come into the current batch from this
+    /// block and the ones after it in the same unit (at least this block's count): each new
+    /// batch reserves room for that many rows, up to the batch size.
     pub(crate) fn decode_block(
         &mut self,
         block: &RawBlock,
+        rows_ahead: u64,
         out: &mut Vec<RecordBatch>,
     ) -> Result<()> {
         let data = block.decompressed(&mut self.decompressor, &mut self.scratch)?;
@@ -63,6 +68,12 @@ impl WorkerState {
             .map_err(|e| Self::decode_error(block, e))?;
         let (mut pos, mut done) = (0, 0);
         while done < count {
+            if decoder.buffered_rows() == 0 {
+                let ahead = rows_ahead
+                    .saturating_sub(done as u64)
+                    .max((count - done) as u64);
+                decoder.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));
+            }
             let n = (count - done).min(decoder.batch_size() - decoder.buffered_rows());
             decoder
                 .decode_rows(data, &mut pos, n)
@@ -86,8 +97,11 @@ impl WorkerState {
     pub(crate) fn decode_unit(&mut self, blocks: &[RawBlock]) -> UnitOutput {
         let mut batches = Vec::new();
         let mut error = None;
+        let mut rows_ahead: u64 = blocks.iter().map(|b| b.count).sum();
         for block in blocks {
-            if let Err(e) = self.decode_block(block, &mut batches) {
+            let result = self.decode_block(block, rows_ahead, &mut batches);
+            rows_ahead = rows_ahead.saturating_sub(block.count);
+            if let Err(e) = result {
                 error = Some(e);
                 break;
             }

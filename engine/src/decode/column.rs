@@ -112,6 +112,9 @@ impl BytesCol {
         let n = c.len_prefix()?;
         let from = c.pos;
         c.pos += n;
+        if c.check_utf8 && self.kind == BytesKind::Utf8 {
+            check_value_utf8(&c.buf[from..from + n], start)?;
+        }
         append_bytes(&mut self.data, c.buf, from, n);
         match i32::try_from(self.data.len()) {
             Ok(end) => {
@@ -141,39 +144,25 @@ impl BytesCol {
     }
 
     /// Validate the UTF-8 appended since the last call: the new bytes as a whole, and that every
-    /// new value starts on a character boundary.
+    /// new value starts on a character boundary. Which value is bad is found by decoding again
+    /// with [`Cursor::check_utf8`] (see `RecordDecoder::decode_rows`).
     fn validate_utf8(&mut self) -> Result<(), DecodeErrorKind> {
         if self.kind != BytesKind::Utf8 {
             return Ok(());
         }
         let new_bytes = &self.data[self.validated_bytes..];
-        if new_bytes.is_ascii() {
-            // Every value of ASCII bytes is UTF-8 and starts on a character boundary.
-            self.validated_bytes = self.data.len();
-            self.validated_values = self.len();
-            return Ok(());
-        }
-        let whole_ok = simdutf8::basic::from_utf8(new_bytes).is_ok();
         let values = self.len();
-        let boundaries_ok = whole_ok
-            && self.offsets[self.validated_values..values]
-                .iter()
-                .all(|&o| {
-                    self.data
-                        .get(o as usize)
-                        .is_none_or(|&b| (b as i8) >= -0x40)
-                });
-        if !boundaries_ok {
-            // Cold: find the first bad value to report it.
-            let bad = (self.validated_values..values)
-                .find(|&i| {
-                    let (s, e) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
-                    std::str::from_utf8(&self.data[s..e]).is_err()
-                })
-                .unwrap_or(self.validated_values);
-            return Err(DecodeErrorKind::InvalidUtf8 {
-                value_index: bad - self.validated_values,
-            });
+        let ok = new_bytes.is_ascii()
+            || (simdutf8::basic::from_utf8(new_bytes).is_ok()
+                && self.offsets[self.validated_values..values]
+                    .iter()
+                    .all(|&o| {
+                        self.data
+                            .get(o as usize)
+                            .is_none_or(|&b| (b as i8) >= -0x40)
+                    }));
+        if !ok {
+            return Err(DecodeErrorKind::InvalidUtf8);
         }
         self.validated_bytes = self.data.len();
         self.validated_values = values;
@@ -609,6 +598,15 @@ fn append_bytes(data: &mut Vec<u8>, buf: &[u8], from: usize, n: usize) {
         }
     } else {
         data.extend_from_slice(&buf[from..from + n]);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn check_value_utf8(value: &[u8], at: usize) -> Result<(), DecodeError> {
+    match std::str::from_utf8(value) {
+        Ok(_) => Ok(()),
+        Err(_) => Err(DecodeError::new(DecodeErrorKind::InvalidUtf8, at)),
     }
 }
 

@@ -8,11 +8,19 @@ pub(crate) struct Cursor<'a, K> {
     pub(crate) buf: &'a [u8],
     pub(crate) pos: usize,
     pub(crate) k: K,
+    /// Validate every string value as it is read (the slow path that pinpoints invalid UTF-8
+    /// after the per-buffer check found some).
+    pub(crate) check_utf8: bool,
 }
 
 impl<'a, K: Kernel> Cursor<'a, K> {
     pub(crate) fn new(buf: &'a [u8], pos: usize, k: K) -> Self {
-        Cursor { buf, pos, k }
+        Cursor {
+            buf,
+            pos,
+            k,
+            check_utf8: false,
+        }
     }
 
     #[inline(always)]

@@ -139,6 +139,14 @@ impl RecordDecoder {
         self.root.len
     }
 
+    /// Make room for `rows` more records in every column, so that columns do not regrow while
+    /// a batch fills (callers that know how many rows are coming, such as a work unit of several
+    /// blocks, call this once per batch). Capped at the batch size.
+    pub fn reserve(&mut self, rows: usize) {
+        let room = rows.min(self.batch_size - self.buffered_rows().min(self.batch_size));
+        self.root.reserve(room);
+    }
+
     /// Check a block's record count against its size: `count` records need at least
     /// `count × min_record_size` bytes. Records of zero bytes are capped at `i32::MAX` a block.
     ///
@@ -166,8 +174,8 @@ impl RecordDecoder {
     /// rows, and advance `*pos`. Record indexes in errors count from this call's first record.
     /// The caller bounds `n` (see [`RecordDecoder::check_record_count`]).
     ///
-    /// On error the buffered rows are those decoded before the bad record (or, for invalid
-    /// UTF-8, before this call), so they can still be flushed.
+    /// On error the buffered rows are those decoded before the bad record, so they can still be
+    /// flushed.
     ///
     /// # Errors
     /// Malformed data: the error names the byte offset in `data`, the record and the field.
@@ -182,22 +190,25 @@ impl RecordDecoder {
             return Ok(());
         }
         let before = self.root.len;
-        let result =
-            crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, pos, n));
-        if let Err(e) = result {
-            let complete = self.root.len;
-            self.root.truncate(complete);
-            // Strings of the complete rows still need validating before they can be flushed.
-            if self.root.validate_utf8().is_err() {
-                self.root.truncate(before);
-            }
-            return Err(e);
-        }
-        if let Err(e) = self.root.validate_utf8() {
+        let start = *pos;
+        let result = crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, pos, n, false))
+            .and_then(|()| self.root.validate_utf8());
+        let Err(first) = result else {
+            return Ok(());
+        };
+        // Something failed: decode the same records again, checking every string as it is
+        // read, so that the error (also an invalid string found by the per-buffer check) names
+        // its record, field and byte offset, and the rows before it are complete and valid.
+        self.root.truncate(before);
+        let mut again = start;
+        let recheck = crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, &mut again, n, true));
+        let error = recheck.err().unwrap_or(first);
+        self.root.truncate(self.root.len);
+        // The complete rows' strings were each checked; record that (it cannot fail now).
+        if self.root.validate_utf8().is_err() {
             self.root.truncate(before);
-            return Err(e);
         }
-        Ok(())
+        Err(error)
     }
 
     #[inline(never)]
@@ -207,16 +218,12 @@ impl RecordDecoder {
         data: &[u8],
         pos: &mut usize,
         n: usize,
+        check_utf8: bool,
     ) -> Result<(), DecodeError> {
         let mut c = Cursor::new(data, *pos, k);
-        // A fresh batch reserves for a whole batch (up to 64K rows) so columns never regrow
-        // while it fills; `n` itself is bounded by the bytes of the block.
-        let room = if self.root.len == 0 {
-            n.max(self.batch_size.min(1 << 16))
-        } else {
-            n
-        };
-        self.root.reserve(room);
+        c.check_utf8 = check_utf8;
+        // `n` is bounded by the bytes of the block (see `check_record_count`).
+        self.root.reserve(n);
         for i in 0..n {
             if let Err(e) = self.root.decode(&mut c) {
                 return Err(e.at_record(i as u64));
