@@ -1,0 +1,151 @@
+//! Multi-core scaling and memory of avrow's parallel reader.
+//!
+//! `scaling sweep [--mb 100] [--threads 1,2,4,8,16] [--shapes order,telemetry,wide]
+//! [--codecs null,zstandard] [--iters 5]`: generates each file in memory (avrow-datasets),
+//! then prints a markdown table of decode throughput per thread count (median of `--iters`),
+//! the speed-up over one avrow thread, and arrow-avro (one thread, batch 8192) in the same run.
+//!
+//! `scaling rss FILE [--threads N]`: reads FILE with default settings (memory-mapped, every
+//! core unless `--threads`), dropping each batch, and prints rows and the process's peak
+//! resident memory (VmHWM) before and after.
+//!
+//! `scaling generate SHAPE MB FILE [--codec C]`: writes a benchmark file of about MB megabytes.
+
+use avrow_datasets::{Codec, GenOptions, Shape};
+use std::time::Instant;
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+}
+
+fn list<T>(args: &[String], name: &str, default: &str, parse: impl Fn(&str) -> T) -> Vec<T> {
+    arg(args, name)
+        .unwrap_or_else(|| default.to_string())
+        .split(',')
+        .map(|s| parse(s.trim()))
+        .collect()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn avrow_seconds(bytes: &bytes::Bytes, threads: usize, rows: usize) -> f64 {
+    let t = Instant::now();
+    let reader = avrow::ReaderBuilder::new()
+        .with_threads(threads)
+        .read_bytes(bytes.clone())
+        .expect("open");
+    let n: usize = reader.map(|b| b.expect("decode").num_rows()).sum();
+    assert_eq!(n, rows, "avrow saw every row");
+    t.elapsed().as_secs_f64()
+}
+
+fn arrow_avro_seconds(bytes: &bytes::Bytes, rows: usize) -> f64 {
+    let t = Instant::now();
+    let reader = arrow_avro::reader::ReaderBuilder::new()
+        .with_batch_size(8192)
+        .build(&bytes[..])
+        .expect("open");
+    let n: usize = reader.map(|b| b.expect("decode").num_rows()).sum();
+    assert_eq!(n, rows, "arrow-avro saw every row");
+    t.elapsed().as_secs_f64()
+}
+
+fn sweep(args: &[String]) {
+    let mb: u64 = arg(args, "--mb").and_then(|v| v.parse().ok()).unwrap_or(100);
+    let iters: usize = arg(args, "--iters").and_then(|v| v.parse().ok()).unwrap_or(5);
+    let threads = list(args, "--threads", "1,2", |s| s.parse::<usize>().expect("thread count"));
+    let shapes = list(args, "--shapes", "order,telemetry,wide", |s| s.parse::<Shape>().expect("shape"));
+    let codecs = list(args, "--codecs", "null,zstandard", |s| s.parse::<Codec>().expect("codec"));
+    println!(
+        "| shape | codec | MB | arrow-avro MB/s | {} |",
+        threads.iter().map(|t| format!("avrow {t}t MB/s (×1t)")).collect::<Vec<_>>().join(" | ")
+    );
+    println!("|---|---|---:|---:|{}", "---:|".repeat(threads.len()));
+    for &shape in &shapes {
+        for &codec in &codecs {
+            let rows = avrow_datasets::rows_for_bytes(shape, mb << 20);
+            let opts = GenOptions { rows, codec, ..GenOptions::default() };
+            let bytes = bytes::Bytes::from(avrow_datasets::generate(shape, &opts).expect("generate"));
+            let size_mb = bytes.len() as f64 / (1u64 << 20) as f64;
+            // Warm up (page cache, allocator, pools).
+            avrow_seconds(&bytes, 1, rows);
+            let peer = median((0..iters.min(3)).map(|_| arrow_avro_seconds(&bytes, rows)).collect());
+            let mut cells = Vec::new();
+            let mut one = 0.0;
+            for &t in &threads {
+                avrow_seconds(&bytes, t, rows);
+                let s = median((0..iters).map(|_| avrow_seconds(&bytes, t, rows)).collect());
+                if t == threads[0] {
+                    one = s;
+                }
+                cells.push(format!("{:.0} ({:.2}×)", size_mb / s, one / s));
+            }
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {} |",
+                shape.name(),
+                codec.name(),
+                size_mb,
+                size_mb / peer,
+                cells.join(" | ")
+            );
+        }
+    }
+}
+
+fn rss(args: &[String]) {
+    let file = args.get(2).expect("scaling rss FILE");
+    let threads: usize = arg(args, "--threads").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let before = peak_rss_kib();
+    let t = Instant::now();
+    let reader = avrow::ReaderBuilder::new().with_threads(threads).open(file).expect("open");
+    let used = reader.threads();
+    let mut rows = 0usize;
+    for batch in reader {
+        rows += batch.expect("decode").num_rows();
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let len = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0);
+    println!(
+        "file {file}: {:.0} MB, {rows} rows, {used} threads, {secs:.2} s; peak RSS before {:.0} MB, after {:.0} MB",
+        len as f64 / 1e6,
+        before as f64 / 1024.0,
+        peak_rss_kib() as f64 / 1024.0
+    );
+}
+
+fn generate(args: &[String]) {
+    let shape: Shape = args.get(2).expect("SHAPE").parse().expect("shape");
+    let mb: u64 = args.get(3).expect("MB").parse().expect("MB");
+    let path = args.get(4).expect("FILE");
+    let codec: Codec = arg(args, "--codec").map_or(Codec::Null, |c| c.parse().expect("codec"));
+    let rows = avrow_datasets::rows_for_bytes(shape, mb << 20);
+    let opts = GenOptions { rows, codec, ..GenOptions::default() };
+    let file = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    avrow_datasets::write(shape, &opts, file).expect("write");
+    println!("wrote {path}: {rows} rows");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("sweep") => sweep(&args),
+        Some("rss") => rss(&args),
+        Some("generate") => generate(&args),
+        _ => eprintln!("usage: scaling sweep|rss FILE|generate SHAPE MB FILE (see the source's doc comment)"),
+    }
+}

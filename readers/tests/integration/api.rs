@@ -1,0 +1,202 @@
+//! Edges of the library API: odd builder settings, streams that fail or are interrupted, files
+//! without blocks.
+
+use std::io::Read;
+
+use crate::fixtures::fixture_files;
+use crate::harness::{read_avrow, read_avrow_caught, with_timeout, Opts};
+use crate::oracle::{diff_rows, Container};
+
+fn weather() -> Vec<u8> {
+    fixture_files()
+        .into_iter()
+        .find(|f| f.0 == "apache/weather.avro")
+        .unwrap()
+        .1
+}
+
+#[test]
+fn batch_size_zero_is_rejected_or_harmless() {
+    let bytes = weather();
+    let r = with_timeout(
+        "batch size 0",
+        std::time::Duration::from_secs(20),
+        move || {
+            std::panic::catch_unwind(move || {
+                match avrow::ReaderBuilder::new()
+                    .with_batch_size(0)
+                    .read_bytes(bytes)
+                {
+                    Err(e) => Err(e.to_string()),
+                    Ok(r) => {
+                        let mut rows = 0;
+                        for b in r {
+                            match b {
+                                Ok(b) => {
+                                    assert!(b.num_rows() > 0, "an empty batch from batch size 0");
+                                    rows += b.num_rows();
+                                }
+                                Err(e) => return Err(e.to_string()),
+                            }
+                            assert!(rows <= 5, "more rows than the file has");
+                        }
+                        Ok(rows)
+                    }
+                }
+            })
+        },
+    );
+    match r {
+        Err(_) => panic!("batch size 0 panicked"),
+        Ok(Ok(rows)) => assert_eq!(rows, 5),
+        Ok(Err(e)) => assert!(e.contains("batch"), "{e}"),
+    }
+}
+
+#[test]
+fn empty_and_duplicate_projections_do_not_panic() {
+    let bytes = weather();
+    for p in [
+        vec![],
+        vec!["temp", "temp"],
+        vec!["station", "station", "time"],
+    ] {
+        let o = Opts {
+            projection: Some(p.iter().map(|s| s.to_string()).collect()),
+            ..Opts::default()
+        };
+        match read_avrow_caught(&bytes, &o) {
+            Err(panic) => panic!("projection {p:?}: panic {panic}"),
+            Ok(Ok(d)) => {
+                let mut names: Vec<_> =
+                    d.schema.fields().iter().map(|f| f.name().clone()).collect();
+                names.dedup();
+                let mut want: Vec<String> = p.iter().map(|s| s.to_string()).collect();
+                want.dedup();
+                assert_eq!(
+                    names.len(),
+                    d.schema.fields().len(),
+                    "projection {p:?}: duplicate columns"
+                );
+                if !p.is_empty() {
+                    assert_eq!(d.num_rows(), 5, "projection {p:?}");
+                }
+            }
+            Ok(Err(_)) => {}
+        }
+    }
+}
+
+/// A header-only file (zero blocks) has its schema and no rows; so does a file of empty blocks.
+#[test]
+fn files_without_rows() {
+    let bytes = weather();
+    let c = Container::parse(&bytes).unwrap();
+    let header = bytes[..c.header_len].to_vec();
+    let d = read_avrow(&header, &Opts::default()).unwrap();
+    assert_eq!(d.num_rows(), 0);
+    assert_eq!(d.schema.fields().len(), 3);
+    let mut empties = header.clone();
+    for _ in 0..3 {
+        empties.extend_from_slice(&[0, 0]);
+        empties.extend_from_slice(&c.sync);
+    }
+    let d = read_avrow(&empties, &Opts::default()).unwrap();
+    assert_eq!(d.num_rows(), 0);
+}
+
+/// A `Read` that fails with `Interrupted` on every other call (which readers must retry) and
+/// hands out few bytes per call.
+struct Interrupting {
+    data: Vec<u8>,
+    pos: usize,
+    calls: usize,
+}
+
+impl Read for Interrupting {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls % 2 == 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "try again",
+            ));
+        }
+        let n = buf.len().min(5).min(self.data.len() - self.pos);
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// A `Read` that fails for good after `fail_at` bytes.
+struct Failing {
+    data: Vec<u8>,
+    pos: usize,
+    fail_at: usize,
+}
+
+impl Read for Failing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos >= self.fail_at {
+            return Err(std::io::Error::other("disk on fire"));
+        }
+        let n = buf
+            .len()
+            .min(self.fail_at - self.pos)
+            .min(self.data.len() - self.pos);
+        buf[..n].copy_from_slice(&self.data[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn interrupted_reads_are_retried() {
+    for (name, bytes) in fixture_files() {
+        let want = read_avrow(&bytes, &Opts::default()).unwrap().rows();
+        let r = Opts::default()
+            .builder()
+            .read_stream(Interrupting {
+                data: bytes,
+                pos: 0,
+                calls: 0,
+            })
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut rows = Vec::new();
+        for b in r {
+            rows.extend(crate::oracle::batch_rows(
+                &b.unwrap_or_else(|e| panic!("{name}: {e}")),
+            ));
+        }
+        assert!(diff_rows(&want, &rows).is_none(), "{name}");
+    }
+}
+
+#[test]
+fn stream_io_errors_are_errors_naming_the_cause() {
+    let bytes = weather();
+    for fail_at in [0, 3, 40, bytes.len() / 2, bytes.len() - 1] {
+        let data = bytes.clone();
+        let r = std::panic::catch_unwind(move || {
+            let reader = Opts::default().builder().read_stream(Failing {
+                data,
+                pos: 0,
+                fail_at,
+            })?;
+            let mut n = 0;
+            for b in reader {
+                n += b?.num_rows();
+            }
+            Ok::<usize, avrow::Error>(n)
+        });
+        match r {
+            Err(_) => panic!("fail at {fail_at}: panic"),
+            Ok(Ok(n)) => panic!("fail at {fail_at}: Ok with {n} rows"),
+            Ok(Err(e)) => assert!(
+                e.to_string().contains("disk on fire"),
+                "fail at {fail_at}: the error hides the I/O cause: {e}"
+            ),
+        }
+    }
+}

@@ -1,0 +1,744 @@
+//! Hostile hand-made files, built byte by byte: each must give an `Err` (never a panic, never a
+//! huge allocation, never a long loop) whose message says where: block index, byte offset and
+//! field path where they apply.
+
+use std::time::{Duration, Instant};
+
+use crate::alloc_guard;
+use crate::harness::{read_avrow_caught, with_timeout, Opts, Src};
+
+const SYNC: [u8; 16] = *b"SYNC-MARKER-0123";
+
+/// Zigzag varint.
+fn long(out: &mut Vec<u8>, v: i64) {
+    crate::gen::write_long(out, v)
+}
+
+fn varint(v: i64) -> Vec<u8> {
+    let mut o = Vec::new();
+    long(&mut o, v);
+    o
+}
+
+fn string(out: &mut Vec<u8>, s: &[u8]) {
+    long(out, s.len() as i64);
+    out.extend_from_slice(s);
+}
+
+/// A header with the given metadata entries (in order), then the sync marker.
+fn header_with(meta: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut h = b"Obj\x01".to_vec();
+    if !meta.is_empty() {
+        long(&mut h, meta.len() as i64);
+        for (k, v) in meta {
+            string(&mut h, k.as_bytes());
+            string(&mut h, v);
+        }
+    }
+    long(&mut h, 0);
+    h.extend_from_slice(&SYNC);
+    h
+}
+
+fn header(schema: &str) -> Vec<u8> {
+    header_with(&[("avro.schema", schema.as_bytes()), ("avro.codec", b"null")])
+}
+
+/// A block: count, byte size, data, sync.
+fn block(count: i64, data: &[u8]) -> Vec<u8> {
+    let mut b = Vec::new();
+    long(&mut b, count);
+    long(&mut b, data.len() as i64);
+    b.extend_from_slice(data);
+    b.extend_from_slice(&SYNC);
+    b
+}
+
+fn file(schema: &str, blocks: &[Vec<u8>]) -> Vec<u8> {
+    let mut f = header(schema);
+    for b in blocks {
+        f.extend_from_slice(b);
+    }
+    f
+}
+
+fn rec(fields: &str) -> String {
+    format!(r#"{{"type":"record","name":"R","fields":[{fields}]}}"#)
+}
+
+/// The file must fail; the message must contain every `needles` entry (case-insensitive).
+/// Also: no panic, no huge allocation, and fast.
+#[track_caller]
+fn expect_err(what: &str, bytes: &[u8], needles: &[&str]) -> String {
+    expect_err_with(what, bytes, needles, &Opts::batch(4))
+}
+
+#[track_caller]
+fn expect_err_with(what: &str, bytes: &[u8], needles: &[&str], opts: &Opts) -> String {
+    let (huge_before, _) = alloc_guard::huge();
+    let start = Instant::now();
+    let (b, o) = (bytes.to_vec(), opts.clone());
+    let r = with_timeout(what, Duration::from_secs(20), move || {
+        read_avrow_caught(&b, &o)
+    });
+    let took = start.elapsed();
+    let (huge_after, largest) = alloc_guard::huge();
+    let msg = match r {
+        Err(p) => panic!("{what}: avrow panicked: {p}"),
+        Ok(Ok(d)) => panic!(
+            "{what}: avrow accepted it ({} rows in {} batches)",
+            d.num_rows(),
+            d.batches.len()
+        ),
+        Ok(Err(e)) => e,
+    };
+    assert!(
+        huge_after == huge_before,
+        "{what}: a huge allocation ({largest} bytes) was requested"
+    );
+    assert!(
+        took < Duration::from_secs(10),
+        "{what}: took {took:?} to fail"
+    );
+    let lower = msg.to_lowercase();
+    for n in needles {
+        assert!(
+            lower.contains(&n.to_lowercase()),
+            "{what}: error message lacks {n:?}: {msg}"
+        );
+    }
+    // A data error (one that names a field) also names the block and a byte offset.
+    if needles.iter().any(|n| n.starts_with("field ")) {
+        assert!(lower.contains("block "), "{what}: no block index in {msg}");
+        assert_offset(what, &msg);
+    }
+    msg
+}
+
+/// The message names block `i`: the word "block" and the number as a token.
+#[track_caller]
+fn assert_block(what: &str, msg: &str, i: usize) {
+    let lower = msg.to_lowercase();
+    let tokens: Vec<&str> = lower.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    assert!(
+        lower.contains("block") && tokens.contains(&i.to_string().as_str()),
+        "{what}: the error does not name block {i}: {msg}"
+    );
+}
+
+/// The message gives a byte offset ("offset N" or "byte N").
+#[track_caller]
+fn assert_offset(what: &str, msg: &str) {
+    let lower = msg.to_lowercase();
+    let has = ["offset ", "byte "].iter().any(|w| {
+        lower
+            .match_indices(w)
+            .any(|(i, _)| lower[i + w.len()..].starts_with(|c: char| c.is_ascii_digit()))
+    });
+    assert!(has, "{what}: the error gives no byte offset: {msg}");
+}
+
+fn long_rec() -> String {
+    rec(r#"{"name":"x","type":"long"}"#)
+}
+
+// ------------------------------------------------------------------ container framing
+
+#[test]
+fn block_count_huge() {
+    let f = file(
+        &long_rec(),
+        &[block(1, &varint(5)), block(1 << 62, &varint(5))],
+    );
+    let m = expect_err("block count 2^62", &f, &[]);
+    assert_block("block count 2^62", &m, 1);
+}
+
+#[test]
+fn block_count_negative() {
+    let f = file(&long_rec(), &[block(-3, &varint(5))]);
+    let m = expect_err("negative block count", &f, &[]);
+    assert_block("negative block count", &m, 0);
+}
+
+#[test]
+fn block_size_huge_or_negative() {
+    for size in [1i64 << 60, i64::MAX, -1, -(1 << 40)] {
+        let mut f = header(&long_rec());
+        long(&mut f, 1);
+        long(&mut f, size);
+        f.extend_from_slice(&varint(5));
+        f.extend_from_slice(&SYNC);
+        let m = expect_err(&format!("block byte size {size}"), &f, &[]);
+        assert_block(&format!("block byte size {size}"), &m, 0);
+    }
+}
+
+#[test]
+fn block_count_exceeds_records_present() {
+    let f = file(&long_rec(), &[block(3, &varint(5))]);
+    let m = expect_err("3 records declared, 1 present", &f, &[]);
+    assert_block("3 records declared, 1 present", &m, 0);
+}
+
+#[test]
+fn bad_sync_marker() {
+    let mut f = file(&long_rec(), &[block(1, &varint(5)), block(1, &varint(6))]);
+    let n = f.len();
+    f[n - 3] ^= 0x55; // the second block's marker
+    let m = expect_err("bad sync marker", &f, &["sync"]);
+    assert_block("bad sync marker", &m, 1);
+}
+
+#[test]
+fn bad_magic_and_empty_input() {
+    let mut f = file(&long_rec(), &[block(1, &varint(5))]);
+    f[3] = 2;
+    expect_err("bad magic", &f, &[]);
+    expect_err("empty input", &[], &[]);
+    expect_err("magic only", b"Obj\x01", &[]);
+}
+
+#[test]
+fn missing_schema() {
+    let mut f = header_with(&[("avro.codec", b"null")]);
+    f.extend_from_slice(&block(1, &varint(5)));
+    expect_err("missing avro.schema", &f, &["avro.schema"]);
+}
+
+#[test]
+fn unknown_codec() {
+    let mut f = header_with(&[
+        ("avro.schema", long_rec().as_bytes()),
+        ("avro.codec", b"lz5-turbo"),
+    ]);
+    f.extend_from_slice(&block(1, &varint(5)));
+    expect_err("unknown codec", &f, &["lz5-turbo"]);
+}
+
+#[test]
+fn invalid_schemas_are_rejected_naming_the_problem() {
+    for (schema, needle) in [
+        ("{not json", ""),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"x","type":"Nope"}]}"#,
+            "Nope",
+        ),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"x","type":["int","int"]}]}"#,
+            "int",
+        ),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"x","type":["int",["string","long"]]}]}"#,
+            "union",
+        ),
+        (
+            r#"{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"fixed","name":"D","size":2}},{"name":"b","type":{"type":"enum","name":"D","symbols":["A"]}}]}"#,
+            "D",
+        ),
+        (r#"{"type":"record","name":"1bad","fields":[]}"#, "1bad"),
+    ] {
+        let mut f = header_with(&[("avro.schema", schema.as_bytes())]);
+        f.extend_from_slice(&block(0, &[]));
+        let needles: Vec<&str> = [needle].into_iter().filter(|n| !n.is_empty()).collect();
+        expect_err(&format!("invalid schema {schema}"), &f, &needles);
+    }
+}
+
+#[test]
+fn huge_metadata_counts_and_lengths() {
+    // metadata map count 2^60
+    let mut f = b"Obj\x01".to_vec();
+    long(&mut f, 1 << 60);
+    string(&mut f, b"avro.schema");
+    expect_err("metadata count 2^60", &f, &[]);
+    // metadata key length 2^60
+    let mut f = b"Obj\x01".to_vec();
+    long(&mut f, 1);
+    long(&mut f, 1 << 60);
+    f.extend_from_slice(b"avro.schema");
+    expect_err("metadata key length 2^60", &f, &[]);
+    // metadata value length 2^59
+    let mut f = b"Obj\x01".to_vec();
+    long(&mut f, 1);
+    string(&mut f, b"avro.schema");
+    long(&mut f, 1 << 59);
+    f.extend_from_slice(b"\"long\"");
+    expect_err("metadata value length 2^59", &f, &[]);
+}
+
+#[test]
+fn snappy_crc_mismatch() {
+    let data = {
+        let mut d = Vec::new();
+        for i in 0..10 {
+            long(&mut d, i * 1000);
+        }
+        d
+    };
+    let mut compressed = data.clone();
+    apache_avro::Codec::Snappy
+        .compress(&mut compressed)
+        .unwrap();
+    let n = compressed.len();
+    compressed[n - 1] ^= 0x01; // the big-endian CRC-32 of the uncompressed data
+    let mut f = header_with(&[
+        ("avro.schema", long_rec().as_bytes()),
+        ("avro.codec", b"snappy"),
+    ]);
+    let mut good = data.clone();
+    apache_avro::Codec::Snappy.compress(&mut good).unwrap();
+    f.extend_from_slice(&block(10, &good));
+    f.extend_from_slice(&block(10, &compressed));
+    let m = expect_err("snappy CRC mismatch", &f, &[]);
+    assert_block("snappy CRC mismatch", &m, 1);
+    assert!(
+        m.to_lowercase().contains("crc") || m.to_lowercase().contains("checksum"),
+        "{m}"
+    );
+}
+
+#[test]
+fn corrupt_compressed_blocks() {
+    for codec in ["deflate", "snappy", "zstandard", "bzip2", "xz"] {
+        let mut f = header_with(&[
+            ("avro.schema", long_rec().as_bytes()),
+            ("avro.codec", codec.as_bytes()),
+        ]);
+        f.extend_from_slice(&block(3, b"\x07garbage, not compressed at all \xff\xfe"));
+        let m = expect_err(&format!("garbage {codec} block"), &f, &[]);
+        assert_block(&format!("garbage {codec} block"), &m, 0);
+    }
+}
+
+// ------------------------------------------------------------------ record data
+
+#[test]
+fn array_of_nulls_with_count_2_62_is_bounded() {
+    let schema = rec(r#"{"name":"a","type":{"type":"array","items":"null"}}"#);
+    let mut d = varint(1 << 62);
+    d.push(0);
+    let f = file(&schema, &[block(1, &d)]);
+    expect_err("array of 2^62 nulls", &f, &["field a"]);
+    // the same in negative-count form with a byte size
+    let mut d = varint(-(1 << 62));
+    long(&mut d, 0);
+    d.push(0);
+    let f = file(&schema, &[block(1, &d)]);
+    expect_err("array of -2^62 nulls with byte size 0", &f, &["field a"]);
+}
+
+#[test]
+fn array_of_empty_records_with_huge_count_is_bounded() {
+    let schema = rec(
+        r#"{"name":"a","type":{"type":"array","items":{"type":"record","name":"E","fields":[]}}}"#,
+    );
+    let mut d = varint(1 << 61);
+    d.push(0);
+    let f = file(&schema, &[block(1, &d)]);
+    expect_err("array of 2^61 empty records", &f, &["field a"]);
+}
+
+#[test]
+fn top_level_nulls_with_huge_block_count_are_bounded() {
+    // Every record of schema "null" is zero bytes: a block of 2^62 of them is hostile.
+    let f = file("\"null\"", &[block(1 << 62, &[])]);
+    expect_err("block of 2^62 null records", &f, &[]);
+}
+
+#[test]
+fn collection_counts_beyond_the_data() {
+    let arr = rec(r#"{"name":"a","type":{"type":"array","items":"long"}}"#);
+    let mut d = varint(1 << 40);
+    d.extend_from_slice(&[2, 4, 6, 0]);
+    expect_err(
+        "array of 2^40 longs in 4 bytes",
+        &file(&arr, &[block(1, &d)]),
+        &["field a"],
+    );
+    let map = rec(r#"{"name":"m","type":{"type":"map","values":"string"}}"#);
+    let mut d = varint(1 << 62);
+    string(&mut d, b"k");
+    string(&mut d, b"v");
+    d.push(0);
+    expect_err(
+        "map of 2^62 entries",
+        &file(&map, &[block(1, &d)]),
+        &["field m"],
+    );
+    // negative count with a huge byte size
+    let mut d = varint(-(1 << 30));
+    long(&mut d, 1 << 60);
+    d.extend_from_slice(&[2, 4, 0]);
+    expect_err(
+        "array block size 2^60",
+        &file(&arr, &[block(1, &d)]),
+        &["field a"],
+    );
+    // negative count with a negative byte size
+    let mut d = varint(-2);
+    long(&mut d, -5);
+    d.extend_from_slice(&[2, 4, 0]);
+    expect_err(
+        "array block size -5",
+        &file(&arr, &[block(1, &d)]),
+        &["field a"],
+    );
+}
+
+#[test]
+fn string_and_bytes_lengths_beyond_the_data() {
+    let schema = rec(r#"{"name":"id","type":"int"},{"name":"s","type":"string"}"#);
+    for len in [1i64 << 60, 1 << 31, 100, -1, i64::MIN] {
+        let mut d = varint(7);
+        long(&mut d, len);
+        d.extend_from_slice(b"abc");
+        let m = expect_err(
+            &format!("string length {len}"),
+            &file(&schema, &[block(1, &d)]),
+            &["field s"],
+        );
+        assert_offset(&format!("string length {len}"), &m);
+    }
+    let schema = rec(r#"{"name":"b","type":"bytes"}"#);
+    let mut d = varint(-3);
+    d.extend_from_slice(b"abc");
+    expect_err(
+        "bytes length -3",
+        &file(&schema, &[block(1, &d)]),
+        &["field b"],
+    );
+}
+
+#[test]
+fn overlong_varints() {
+    let schema = long_rec();
+    // 11 bytes
+    let mut d = vec![0xff; 10];
+    d.push(0x01);
+    expect_err(
+        "11-byte varint",
+        &file(&schema, &[block(1, &d)]),
+        &["field x"],
+    );
+    // 10 bytes whose last carries bits beyond 64
+    let mut d = vec![0xff; 9];
+    d.push(0x7f);
+    expect_err(
+        "10-byte varint over 64 bits",
+        &file(&schema, &[block(1, &d)]),
+        &["field x"],
+    );
+    // a varint that never ends
+    let d = vec![0x80; 40];
+    expect_err(
+        "unterminated varint",
+        &file(&schema, &[block(1, &d)]),
+        &["field x"],
+    );
+    // in the block count itself
+    let mut f = header(&schema);
+    f.extend_from_slice(&[0xff; 11]);
+    f.push(0x01);
+    f.extend_from_slice(&varint(5));
+    f.extend_from_slice(&SYNC);
+    expect_err("11-byte block count", &f, &[]);
+}
+
+#[test]
+fn int_outside_i32() {
+    let schema = rec(r#"{"name":"a","type":"long"},{"name":"i","type":"int"}"#);
+    for v in [1i64 << 31, -(1i64 << 31) - 1, i64::MAX] {
+        let mut d = varint(1);
+        long(&mut d, v);
+        expect_err(
+            &format!("int {v}"),
+            &file(&schema, &[block(1, &d)]),
+            &["field i"],
+        );
+    }
+    // Also as a date, and as a string length is covered above.
+    let schema = rec(r#"{"name":"d","type":{"type":"int","logicalType":"date"}}"#);
+    expect_err(
+        "date 2^31",
+        &file(&schema, &[block(1, &varint(1 << 31))]),
+        &["field d"],
+    );
+}
+
+#[test]
+fn enum_index_out_of_range() {
+    let schema = rec(r#"{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}}"#);
+    for idx in [2i64, -1, 1 << 40] {
+        expect_err(
+            &format!("enum index {idx}"),
+            &file(&schema, &[block(1, &varint(idx))]),
+            &["field e"],
+        );
+    }
+}
+
+#[test]
+fn union_branch_out_of_range() {
+    for (ty, field) in [
+        (r#"["int","string"]"#, "u"),
+        (r#"["null","int"]"#, "u"),
+        (r#"["int","null"]"#, "u"),
+    ] {
+        let schema = rec(&format!(r#"{{"name":"u","type":{ty}}}"#));
+        for idx in [2i64, -1, 1 << 33] {
+            let mut d = varint(idx);
+            d.push(2);
+            expect_err(
+                &format!("union {ty} branch {idx}"),
+                &file(&schema, &[block(1, &d)]),
+                &[format!("field {field}").as_str()],
+            );
+        }
+    }
+}
+
+#[test]
+fn nested_field_paths_in_errors() {
+    // The bad value sits in rec.inner.items[1].e: the message names the path's leaf and parent.
+    let schema = rec(
+        r#"{"name":"inner","type":{"type":"record","name":"In","fields":[
+            {"name":"items","type":{"type":"array","items":{"type":"record","name":"It","fields":[
+                {"name":"e","type":{"type":"enum","name":"E","symbols":["A"]}}]}}}]}}"#,
+    );
+    let mut d = varint(2);
+    d.push(0); // e = A
+    long(&mut d, 5); // e = 5: out of range
+    d.push(0);
+    let m = expect_err(
+        "nested enum index",
+        &file(&schema, &[block(1, &d)]),
+        &["field inner.items.e"],
+    );
+    assert_block("nested enum index", &m, 0);
+}
+
+#[test]
+fn invalid_boolean_byte() {
+    let schema = rec(r#"{"name":"b","type":"boolean"}"#);
+    expect_err(
+        "boolean byte 2",
+        &file(&schema, &[block(2, &[1, 2])]),
+        &["field b"],
+    );
+}
+
+#[test]
+fn invalid_utf8_string() {
+    let schema = rec(r#"{"name":"s","type":"string"}"#);
+    let mut d = Vec::new();
+    string(&mut d, b"ok");
+    string(&mut d, b"\xff\xfe bad");
+    expect_err(
+        "invalid UTF-8",
+        &file(&schema, &[block(2, &d)]),
+        &["field s"],
+    );
+    // also as a map key
+    let schema = rec(r#"{"name":"m","type":{"type":"map","values":"int"}}"#);
+    let mut d = varint(1);
+    string(&mut d, b"\xc3\x28");
+    d.push(2);
+    d.push(0);
+    expect_err(
+        "invalid UTF-8 map key",
+        &file(&schema, &[block(1, &d)]),
+        &[],
+    );
+}
+
+#[test]
+fn invalid_uuid_string() {
+    let schema = rec(r#"{"name":"u","type":{"type":"string","logicalType":"uuid"}}"#);
+    for bad in [
+        &b"not-a-uuid"[..],
+        b"123e4567-e89b-12d3-a456-42661417400",
+        b"",
+    ] {
+        let mut d = Vec::new();
+        string(&mut d, b"123e4567-e89b-12d3-a456-426614174000");
+        string(&mut d, bad);
+        expect_err(
+            &format!("uuid {:?}", String::from_utf8_lossy(bad)),
+            &file(&schema, &[block(2, &d)]),
+            &["field u"],
+        );
+    }
+}
+
+#[test]
+fn duration_months_or_days_beyond_i32() {
+    let schema = rec(
+        r#"{"name":"d","type":{"type":"fixed","name":"Dur","size":12,"logicalType":"duration"}}"#,
+    );
+    for (m, days) in [(1u32 << 31, 0u32), (0, 1 << 31), (u32::MAX, u32::MAX)] {
+        let mut d = Vec::new();
+        d.extend_from_slice(&m.to_le_bytes());
+        d.extend_from_slice(&days.to_le_bytes());
+        d.extend_from_slice(&5u32.to_le_bytes());
+        expect_err(
+            &format!("duration {m} months {days} days"),
+            &file(&schema, &[block(1, &d)]),
+            &["field d"],
+        );
+    }
+}
+
+#[test]
+fn recursion_deeper_than_the_limit_is_an_error() {
+    let schema = r#"{"type":"record","name":"Node","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","Node"]}]}"#;
+    // 50 nested nodes, hand-encoded: (v, branch 1) * 49, then (v, branch 0)
+    let mut d = Vec::new();
+    for i in 0..49 {
+        long(&mut d, i);
+        long(&mut d, 1);
+    }
+    long(&mut d, 49);
+    long(&mut d, 0);
+    let f = file(schema, &[block(1, &d)]);
+    let opts = Opts {
+        max_depth: Some(4),
+        ..Opts::default()
+    };
+    expect_err_with("50 nodes with depth 4", &f, &["field next"], &opts);
+    expect_err_with(
+        "50 nodes with the default depth",
+        &f,
+        &["field next"],
+        &Opts::default(),
+    );
+}
+
+/// An error from `open(path)` names the file.
+#[test]
+fn errors_from_files_name_the_file() {
+    let schema = rec(r#"{"name":"i","type":"int"}"#);
+    let f = file(&schema, &[block(1, &varint(1 << 40))]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hostile-input.avro");
+    std::fs::write(&path, &f).unwrap();
+    let r = Opts::default()
+        .builder()
+        .open(&path)
+        .and_then(|r| r.collect::<Result<Vec<_>, _>>());
+    let e = r.expect_err("int 2^40 accepted").to_string();
+    assert!(
+        e.contains("hostile-input.avro"),
+        "error does not name the file: {e}"
+    );
+    let e = Opts::default()
+        .builder()
+        .open(dir.path().join("does-not-exist.avro"))
+        .expect_err("opening a missing file succeeded")
+        .to_string();
+    assert!(e.contains("does-not-exist.avro"), "{e}");
+}
+
+/// Every hostile file above is also rejected through `read_stream`.
+#[test]
+fn hostile_inputs_through_streams() {
+    let schema = rec(r#"{"name":"s","type":"string"}"#);
+    let mut d = varint(1 << 60);
+    d.extend_from_slice(b"abc");
+    let opts = Opts {
+        src: Src::Stream,
+        ..Opts::default()
+    };
+    expect_err_with(
+        "stream: string length 2^60",
+        &file(&schema, &[block(1, &d)]),
+        &["field s"],
+        &opts,
+    );
+    let mut f = header(&long_rec());
+    long(&mut f, 1);
+    long(&mut f, 1 << 60);
+    f.extend_from_slice(&varint(5));
+    expect_err_with("stream: block size 2^60", &f, &[], &opts);
+    let f = file(&long_rec(), &[block(1 << 62, &varint(5))]);
+    expect_err_with("stream: block count 2^62", &f, &[], &opts);
+}
+
+/// A projected-away array whose block byte size is wrong: skipping by that size must not jump
+/// outside the data or loop; it is an error.
+#[test]
+fn skipped_array_with_bad_byte_size() {
+    let schema =
+        rec(r#"{"name":"a","type":{"type":"array","items":"long"}},{"name":"keep","type":"int"}"#);
+    let projected = Opts {
+        projection: Some(vec!["keep".into()]),
+        ..Opts::batch(4)
+    };
+    for size in [1i64 << 60, 1 << 31, 1000, -7] {
+        let mut d = varint(-2);
+        long(&mut d, size);
+        d.extend_from_slice(&[2, 4]); // two longs
+        d.push(0); // end of array
+        d.push(6); // keep = 3
+        let f = file(&schema, &[block(1, &d)]);
+        expect_err_with(
+            &format!("skipped array, byte size {size}"),
+            &f,
+            &[],
+            &projected,
+        );
+        expect_err(&format!("decoded array, byte size {size}"), &f, &[]);
+    }
+    // A skipped string whose length runs past the block.
+    let schema = rec(r#"{"name":"s","type":"string"},{"name":"keep","type":"int"}"#);
+    let mut d = varint(1 << 40);
+    d.extend_from_slice(b"ab");
+    d.push(6);
+    let f = file(&schema, &[block(1, &d)]);
+    expect_err_with("skipped string length 2^40", &f, &["field s"], &projected);
+}
+
+/// The byte offset in an error points at the bad value (not just somewhere in the block).
+#[test]
+fn error_offsets_point_at_the_bad_value() {
+    // Three records (long x, string s); the third record's string is bad in each case.
+    let schema = rec(r#"{"name":"x","type":"long"},{"name":"s","type":"string"}"#);
+    let mut d = Vec::new();
+    for i in 0..2 {
+        long(&mut d, i);
+        string(&mut d, b"fine");
+    }
+    long(&mut d, 2);
+    let bad_at = d.len();
+    let cases: [(&str, Vec<u8>); 3] = [
+        ("negative length", varint(-4)),
+        ("length past the end", varint(1000)),
+        ("invalid UTF-8", {
+            let mut v = Vec::new();
+            string(&mut v, b"\xff\xfe");
+            v
+        }),
+    ];
+    for (what, tail) in cases {
+        let mut data = d.clone();
+        data.extend_from_slice(&tail);
+        let end = data.len();
+        let m = expect_err(what, &file(&schema, &[block(3, &data)]), &["field s"]);
+        let lower = m.to_lowercase();
+        let off = lower
+            .find("at byte ")
+            .and_then(|_| lower.rfind("at byte "))
+            .map(|i| {
+                lower[i + 8..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("{what}: no offset in {m}"));
+        assert!(
+            (bad_at..=end).contains(&off),
+            "{what}: the error points at byte {off} of the block data, the bad value is at {bad_at}..{end}: {m}"
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! Recursive named types (a linked list, a tree, mutual recursion) are unrolled to
+//! `with_max_recursion_depth`: data within the depth reads exactly; deeper data is an error that
+//! names the field, never a silently truncated result.
+
+use apache_avro::types::Value;
+use apache_avro::Schema;
+use arrow::datatypes::DataType;
+
+use crate::harness::{read_avrow_caught, Opts};
+use crate::oracle::{diff_rows, expect_row, Model, N};
+
+const LIST: &str = r#"{"type":"record","name":"Node","fields":[
+    {"name":"v","type":"int"},
+    {"name":"next","type":["null","Node"]}]}"#;
+
+const TREE: &str = r#"{"type":"record","name":"Tree","namespace":"t","fields":[
+    {"name":"v","type":"int"},
+    {"name":"children","type":{"type":"array","items":"Tree"}}]}"#;
+
+/// A record whose field is a nullable record whose field refers back to the first.
+const MUTUAL: &str = r#"{"type":"record","name":"A","fields":[
+    {"name":"a","type":"string"},
+    {"name":"b","type":["null",{"type":"record","name":"B","fields":[
+        {"name":"x","type":"long"},
+        {"name":"back","type":[{"type":"array","items":"A"},"null"]}]}]}]}"#;
+
+fn list(len: usize, start: i32) -> Value {
+    // len >= 1 nodes
+    let mut v = Value::Record(vec![
+        ("v".into(), Value::Int(start + len as i32 - 1)),
+        ("next".into(), Value::Union(0, Box::new(Value::Null))),
+    ]);
+    for i in (0..len - 1).rev() {
+        v = Value::Record(vec![
+            ("v".into(), Value::Int(start + i as i32)),
+            ("next".into(), Value::Union(1, Box::new(v))),
+        ]);
+    }
+    v
+}
+
+/// A chain-shaped tree of `depth` levels; every level also has a leaf sibling.
+fn tree(depth: usize) -> Value {
+    let leaf = |v: i32| {
+        Value::Record(vec![
+            ("v".into(), Value::Int(v)),
+            ("children".into(), Value::Array(vec![])),
+        ])
+    };
+    let mut t = leaf(depth as i32);
+    for d in (1..depth).rev() {
+        t = Value::Record(vec![
+            ("v".into(), Value::Int(d as i32)),
+            ("children".into(), Value::Array(vec![leaf(-(d as i32)), t])),
+        ]);
+    }
+    t
+}
+
+fn mutual(levels: usize) -> Value {
+    // levels >= 1 "A" records
+    let mut a = Value::Record(vec![
+        ("a".into(), Value::String(format!("level{levels}"))),
+        ("b".into(), Value::Union(0, Box::new(Value::Null))),
+    ]);
+    for l in (1..levels).rev() {
+        a = Value::Record(vec![
+            ("a".into(), Value::String(format!("level{l}"))),
+            (
+                "b".into(),
+                Value::Union(
+                    1,
+                    Box::new(Value::Record(vec![
+                        ("x".into(), Value::Long(l as i64)),
+                        (
+                            "back".into(),
+                            Value::Union(0, Box::new(Value::Array(vec![a]))),
+                        ),
+                    ])),
+                ),
+            ),
+        ]);
+    }
+    a
+}
+
+fn write(schema_json: &str, values: &[Value]) -> Vec<u8> {
+    let schema = Schema::parse_str(schema_json).unwrap();
+    let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
+    for v in values {
+        w.append_value_ref(v).unwrap();
+        // one record per block
+        w.flush().unwrap();
+    }
+    w.into_inner().unwrap()
+}
+
+/// Drop from `exp` the struct fields that the unrolled Arrow type `dt` does not have. A dropped
+/// field must hold null (or an empty list): otherwise data was lost, and that is reported.
+fn prune(exp: &N, dt: &DataType, path: &str) -> Result<N, String> {
+    match (exp, dt) {
+        (N::Struct(fields), DataType::Struct(af)) => {
+            let mut out = Vec::new();
+            for (name, v) in fields {
+                match af.iter().find(|f| f.name() == name) {
+                    Some(f) => out.push((
+                        name.clone(),
+                        prune(v, f.data_type(), &format!("{path}.{name}"))?,
+                    )),
+                    None => match v {
+                        N::Null => {}
+                        N::List(l) if l.is_empty() => {}
+                        _ => {
+                            return Err(format!(
+                                "{path}.{name} holds {v:?} but the unrolled type has no such field"
+                            ))
+                        }
+                    },
+                }
+            }
+            Ok(N::Struct(out))
+        }
+        (N::List(items), DataType::List(f)) => Ok(N::List(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| prune(x, f.data_type(), &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        )),
+        (v, DataType::Null) => match v {
+            N::Null => Ok(N::Null),
+            N::List(l) if l.is_empty() => Ok(N::Null),
+            _ => Err(format!("{path} holds {v:?} but the unrolled type is Null")),
+        },
+        _ => Ok(exp.clone()),
+    }
+}
+
+/// (Ok(rows), or Err(message)) for one file at one depth.
+fn decode(bytes: &[u8], depth: usize, bs: usize) -> Result<Vec<N>, String> {
+    let opts = Opts {
+        max_depth: Some(depth),
+        ..Opts::batch(bs)
+    };
+    match read_avrow_caught(bytes, &opts) {
+        Err(p) => panic!("avrow panicked at depth {depth}: {p}"),
+        Ok(Err(e)) => Err(e),
+        Ok(Ok(d)) => {
+            let rows = d.rows();
+            // compare in the unrolled shape
+            Ok(rows)
+        }
+    }
+}
+
+/// Run one recursive schema: every data depth in 1..=max_data with reader depth `depth`.
+/// Returns the largest data depth that decoded.
+fn check_schema_at_depth(
+    name: &str,
+    schema_json: &str,
+    make: &dyn Fn(usize) -> Value,
+    field: &str,
+    depth: usize,
+    max_data: usize,
+) -> usize {
+    let model = Model::parse_str(schema_json).unwrap();
+    let mut last_ok = 0;
+    let mut first_err = None;
+    for levels in 1..=max_data {
+        let values = vec![make(levels), make(1.max(levels / 2))];
+        let bytes = write(schema_json, &values);
+        let expected: Vec<N> = crate::oracle::apache_read(&bytes)
+            .unwrap()
+            .iter()
+            .map(|v| expect_row(&model, v).unwrap())
+            .collect();
+        match decode(&bytes, depth, 1 + levels % 3) {
+            Ok(rows) => {
+                assert!(
+                    first_err.is_none(),
+                    "{name}: depth {depth}: {levels} levels decoded after {first_err:?} levels failed"
+                );
+                let d = crate::harness::read_avrow(
+                    &bytes,
+                    &Opts {
+                        max_depth: Some(depth),
+                        ..Opts::default()
+                    },
+                )
+                .unwrap();
+                let row_type = DataType::Struct(d.schema.fields().clone());
+                let pruned: Vec<N> = expected
+                    .iter()
+                    .map(|e| prune(e, &row_type, name))
+                    .collect::<Result<_, _>>()
+                    .unwrap_or_else(|e| {
+                        panic!("{name}: depth {depth}, {levels} levels silently truncated: {e}")
+                    });
+                if let Some(m) = diff_rows(&pruned, &rows) {
+                    panic!("{name}: depth {depth}, {levels} levels: {m}");
+                }
+                last_ok = levels;
+            }
+            Err(e) => {
+                assert!(
+                    e.contains(field),
+                    "{name}: depth {depth}, {levels} levels: the error does not name the field {field:?}: {e}"
+                );
+                first_err.get_or_insert(levels);
+            }
+        }
+    }
+    last_ok
+}
+
+#[test]
+fn linked_list_within_depth_reads_and_deeper_is_an_error() {
+    for depth in [2, 4, 16] {
+        let ok = check_schema_at_depth("Node", LIST, &|l| list(l, 10), "next", depth, depth + 3);
+        assert!(
+            ok + 1 >= depth && ok <= depth + 1,
+            "linked list, depth {depth}: data of {ok} nodes was the deepest that read (expected about {depth})"
+        );
+    }
+}
+
+#[test]
+fn linked_list_default_depth_is_16() {
+    let ok = check_schema_at_depth("Node", LIST, &|l| list(l, 0), "next", 16, 19);
+    let model = Model::parse_str(LIST).unwrap();
+    let bytes = write(LIST, &[list(ok, 0)]);
+    // Without with_max_recursion_depth: the default must behave as 16.
+    let d = crate::harness::read_avrow(&bytes, &Opts::default())
+        .unwrap_or_else(|e| panic!("{ok} nodes fail with the default depth: {e}"));
+    assert_eq!(d.num_rows(), 1);
+    let bytes = write(LIST, &[list(ok + 1, 0)]);
+    let e = crate::harness::read_avrow(&bytes, &Opts::default());
+    assert!(
+        e.is_err(),
+        "{} nodes decode with the default depth (16)",
+        ok + 1
+    );
+    let _ = model;
+}
+
+#[test]
+fn tree_within_depth_reads_and_deeper_is_an_error() {
+    for depth in [3, 6] {
+        let ok = check_schema_at_depth("Tree", TREE, &tree, "children", depth, depth + 3);
+        assert!(
+            ok + 1 >= depth && ok <= depth + 1,
+            "tree, depth {depth}: {ok} levels was the deepest that read"
+        );
+    }
+}
+
+#[test]
+fn mutual_recursion_within_depth_reads_and_deeper_is_an_error() {
+    for depth in [3, 5] {
+        let ok = check_schema_at_depth("A", MUTUAL, &mutual, "b", depth, depth + 3);
+        assert!(
+            ok >= 1,
+            "mutual recursion, depth {depth}: not even one level reads"
+        );
+        assert!(
+            ok <= depth + 1,
+            "mutual recursion, depth {depth}: {ok} levels read"
+        );
+    }
+}
+
+/// The unrolled Arrow type really is nested `depth`-ish levels deep (not cut at 1).
+#[test]
+fn unrolled_type_has_the_configured_depth() {
+    let bytes = write(LIST, &[list(1, 0)]);
+    for depth in [1, 3, 8] {
+        let d = crate::harness::read_avrow(
+            &bytes,
+            &Opts {
+                max_depth: Some(depth),
+                ..Opts::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("depth {depth}: {e}"));
+        let mut levels = 0;
+        let mut dt = d
+            .schema
+            .field_with_name("next")
+            .unwrap()
+            .data_type()
+            .clone();
+        while let DataType::Struct(f) = &dt {
+            levels += 1;
+            match f.iter().find(|f| f.name() == "next") {
+                Some(n) => dt = n.data_type().clone(),
+                None => break,
+            }
+        }
+        assert!(
+            levels + 2 >= depth && levels <= depth + 1,
+            "depth {depth}: the next field unrolls {levels} struct levels"
+        );
+    }
+}
