@@ -10,12 +10,20 @@
 //! resident memory (VmHWM) before and after.
 //!
 //! `scaling generate SHAPE MB FILE [--codec C]`: writes a benchmark file of about MB megabytes.
+//!
+//! Built with `--features mimalloc`, the binary uses mimalloc as its global allocator.
 
 use avrow_datasets::{Codec, GenOptions, Shape};
 use std::time::Instant;
 
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn arg(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn list<T>(args: &[String], name: &str, default: &str, parse: impl Fn(&str) -> T) -> Vec<T> {
@@ -66,25 +74,48 @@ fn arrow_avro_seconds(bytes: &bytes::Bytes, rows: usize) -> f64 {
 }
 
 fn sweep(args: &[String]) {
-    let mb: u64 = arg(args, "--mb").and_then(|v| v.parse().ok()).unwrap_or(100);
-    let iters: usize = arg(args, "--iters").and_then(|v| v.parse().ok()).unwrap_or(5);
-    let threads = list(args, "--threads", "1,2", |s| s.parse::<usize>().expect("thread count"));
-    let shapes = list(args, "--shapes", "order,telemetry,wide", |s| s.parse::<Shape>().expect("shape"));
-    let codecs = list(args, "--codecs", "null,zstandard", |s| s.parse::<Codec>().expect("codec"));
+    let mb: u64 = arg(args, "--mb")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100);
+    let iters: usize = arg(args, "--iters")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let threads = list(args, "--threads", "1,2", |s| {
+        s.parse::<usize>().expect("thread count")
+    });
+    let shapes = list(args, "--shapes", "order,telemetry,wide", |s| {
+        s.parse::<Shape>().expect("shape")
+    });
+    let codecs = list(args, "--codecs", "null,zstandard", |s| {
+        s.parse::<Codec>().expect("codec")
+    });
     println!(
         "| shape | codec | MB | arrow-avro MB/s | {} |",
-        threads.iter().map(|t| format!("avrow {t}t MB/s (×1t)")).collect::<Vec<_>>().join(" | ")
+        threads
+            .iter()
+            .map(|t| format!("avrow {t}t MB/s (×1t)"))
+            .collect::<Vec<_>>()
+            .join(" | ")
     );
     println!("|---|---|---:|---:|{}", "---:|".repeat(threads.len()));
     for &shape in &shapes {
         for &codec in &codecs {
             let rows = avrow_datasets::rows_for_bytes(shape, mb << 20);
-            let opts = GenOptions { rows, codec, ..GenOptions::default() };
-            let bytes = bytes::Bytes::from(avrow_datasets::generate(shape, &opts).expect("generate"));
+            let opts = GenOptions {
+                rows,
+                codec,
+                ..GenOptions::default()
+            };
+            let bytes =
+                bytes::Bytes::from(avrow_datasets::generate(shape, &opts).expect("generate"));
             let size_mb = bytes.len() as f64 / (1u64 << 20) as f64;
             // Warm up (page cache, allocator, pools).
             avrow_seconds(&bytes, 1, rows);
-            let peer = median((0..iters.min(3)).map(|_| arrow_avro_seconds(&bytes, rows)).collect());
+            let peer = median(
+                (0..iters.min(3))
+                    .map(|_| arrow_avro_seconds(&bytes, rows))
+                    .collect(),
+            );
             let mut cells = Vec::new();
             let mut one = 0.0;
             for &t in &threads {
@@ -109,10 +140,15 @@ fn sweep(args: &[String]) {
 
 fn rss(args: &[String]) {
     let file = args.get(2).expect("scaling rss FILE");
-    let threads: usize = arg(args, "--threads").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let threads: usize = arg(args, "--threads")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
     let before = peak_rss_kib();
     let t = Instant::now();
-    let reader = avrow::ReaderBuilder::new().with_threads(threads).open(file).expect("open");
+    let reader = avrow::ReaderBuilder::new()
+        .with_threads(threads)
+        .open(file)
+        .expect("open");
     let used = reader.threads();
     let mut rows = 0usize;
     for batch in reader {
@@ -134,7 +170,11 @@ fn generate(args: &[String]) {
     let path = args.get(4).expect("FILE");
     let codec: Codec = arg(args, "--codec").map_or(Codec::Null, |c| c.parse().expect("codec"));
     let rows = avrow_datasets::rows_for_bytes(shape, mb << 20);
-    let opts = GenOptions { rows, codec, ..GenOptions::default() };
+    let opts = GenOptions {
+        rows,
+        codec,
+        ..GenOptions::default()
+    };
     let file = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
     avrow_datasets::write(shape, &opts, file).expect("write");
     println!("wrote {path}: {rows} rows");
@@ -146,6 +186,8 @@ fn main() {
         Some("sweep") => sweep(&args),
         Some("rss") => rss(&args),
         Some("generate") => generate(&args),
-        _ => eprintln!("usage: scaling sweep|rss FILE|generate SHAPE MB FILE (see the source's doc comment)"),
+        _ => eprintln!(
+            "usage: scaling sweep|rss FILE|generate SHAPE MB FILE (see the source's doc comment)"
+        ),
     }
 }

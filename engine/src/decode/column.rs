@@ -394,6 +394,8 @@ pub(crate) struct ListCol {
     min_item_size: usize,
     /// What bulk varint decoding of this column's items learned from earlier arrays.
     hint: BulkHint,
+    /// Mean items per list in the last finished batch (to reserve the items up front).
+    mean_items: usize,
 }
 
 impl ListCol {
@@ -405,6 +407,7 @@ impl ListCol {
             field,
             min_item_size,
             hint: BulkHint::default(),
+            mean_items: 0,
         }
     }
 }
@@ -453,7 +456,8 @@ impl StructCol {
     }
 
     /// Decode one record: primitive fields inline in this loop, nested ones through a call.
-    #[inline]
+    /// Always inlined, so that a list of records runs this loop without a call per item.
+    #[inline(always)]
     pub(crate) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         for (i, col) in self.columns.iter_mut().enumerate() {
             if let Err(e) = col.decode_inline(c) {
@@ -1085,7 +1089,10 @@ impl Column {
             Column::Bytes(b) => b.reserve(n),
             Column::Fixed(f) | Column::UuidString(f) => f.data.reserve(n.saturating_mul(f.size)),
             Column::Enum(e) => e.keys.reserve(n),
-            Column::List(l) => l.offsets.reserve(n),
+            Column::List(l) => {
+                l.offsets.reserve(n);
+                l.child.reserve(n.saturating_mul(l.mean_items));
+            }
             Column::Map(m) => m.offsets.reserve(n),
             Column::Struct(s) => s.reserve(n),
             Column::Nullable(c) => {
@@ -1151,6 +1158,8 @@ impl Column {
             )),
             Column::List(l) => {
                 let offsets = std::mem::replace(&mut l.offsets, vec![0]);
+                let lists = offsets.len() - 1;
+                l.mean_items = (offsets[lists] as usize).div_ceil(lists.max(1));
                 let values = l.child.finish(None);
                 Arc::new(ListArray::new(
                     l.field.clone(),
