@@ -4,6 +4,7 @@ mod api;
 mod canonical;
 mod differential;
 mod encoder;
+mod engine;
 mod fixtures;
 mod gen;
 mod harness;
