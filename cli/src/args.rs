@@ -1,0 +1,307 @@
+//! The raw command line as clap parses it. Nothing here is validated beyond what clap checks
+//! (types, ranges, conflicts); [`crate::config`] turns these into the validated configuration
+//! the subcommands run with.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// `avrow --version`: the crate version and the varint kernel this process decodes with.
+fn long_version() -> &'static str {
+    let kernel = match avrow::avrow_engine::varint::selected() {
+        Ok(k) => k.to_string(),
+        Err(e) => format!("unavailable ({e})"),
+    };
+    Box::leak(format!("{}\nvarint: {kernel}", env!("CARGO_PKG_VERSION")).into_boxed_str())
+}
+
+const AFTER_HELP: &str = "\
+Inputs may be files, `-` (standard input), directories (their *.avro files) or glob patterns.
+
+Exit status: 0 on success, 1 for data and I/O errors (and invalid files for `validate`),
+2 for usage errors (bad arguments, options avrow does not support yet).
+
+Examples:
+  avrow convert data.avro -o data.parquet
+  avrow schema data.avro --fingerprint rabin
+  avrow head data.avro -n 5";
+
+/// Fast Apache Avro to Apache Arrow: convert Avro container files to Arrow IPC, Parquet, CSV or
+/// NDJSON, and inspect them.
+#[derive(Parser, Debug)]
+#[command(
+    name = "avrow",
+    version,
+    long_version = long_version(),
+    after_help = AFTER_HELP,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Print nothing on stderr but errors: no progress bar, no summary.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Convert Avro files to Arrow IPC, Parquet, CSV or NDJSON.
+    #[command(after_help = CONVERT_HELP)]
+    Convert(ConvertArgs),
+    /// Print the writer schema of an Avro file (Avro JSON, Arrow, canonical form, fingerprint).
+    #[command(
+        after_help = "Examples:\n  avrow schema data.avro\n  avrow schema data.avro --arrow\n  avrow schema data.avro --fingerprint sha256 --json"
+    )]
+    Schema(SchemaArgs),
+    /// Describe an Avro file without decoding records: codec, sync marker, blocks, records,
+    /// sizes, metadata, schema fingerprint.
+    #[command(after_help = "Examples:\n  avrow info data.avro\n  avrow info data.avro --json")]
+    Info(InfoArgs),
+    /// Count the records of Avro files from their block headers, without decoding.
+    #[command(after_help = "Examples:\n  avrow count data.avro\n  avrow count logs/*.avro --json")]
+    Count(CountArgs),
+    /// Print the first rows of an Avro file as a table (or NDJSON).
+    #[command(
+        after_help = "Examples:\n  avrow head data.avro\n  avrow head data.avro -n 3 --columns id,lines.sku --json"
+    )]
+    Head(HeadArgs),
+    /// Decode Avro files completely and report the first error of each, with its location.
+    #[command(
+        after_help = "Exit status: 0 if every file is valid, 1 otherwise.\n\nExamples:\n  avrow validate data.avro\n  avrow validate incoming/ --json"
+    )]
+    Validate(ValidateArgs),
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  avrow completions bash > ~/.local/share/bash-completion/completions/avrow\n  avrow completions zsh > ~/.zfunc/_avrow"
+    )]
+    Completions(CompletionsArgs),
+}
+
+const CONVERT_HELP: &str = "\
+The output format comes from the output's extension (.arrow .feather .arrows .parquet .csv
+.ndjson .jsonl) or from --format. Nested values (records, arrays, maps, unions) are written as
+JSON text in CSV. Avro output (.avro) is not supported yet: avrow has no Avro writer.
+
+Several inputs (or a directory, or a glob) go to one output when their schemas match, or to one
+output each with --output-dir. `-` reads standard input; `-o -` writes standard output (needs
+--format).
+
+The output is written to a hidden temporary file beside it (.NAME.avrow-XXXXXX.tmp) and renamed
+into place on success: a failed conversion leaves no partial file and never touches an existing
+output. An existing output is only replaced with --force. A conversion killed by a signal
+(Ctrl-C) may leave the hidden temporary file behind, but never a partial output.
+
+Examples:
+  avrow convert data.avro -o data.parquet
+  avrow convert data.avro -o - --format csv --columns id,customer.name --limit 100
+  avrow convert logs/ --output-dir out/ --format arrow --force";
+
+/// `avrow convert`.
+#[derive(Args, Debug)]
+pub struct ConvertArgs {
+    /// Avro files, directories, glob patterns, or `-` for standard input.
+    #[arg(required = true, value_name = "INPUT", value_hint = clap::ValueHint::AnyPath)]
+    pub inputs: Vec<PathBuf>,
+
+    /// The output file, or `-` for standard output.
+    #[arg(
+        short,
+        long,
+        value_name = "OUTPUT",
+        required_unless_present = "output_dir",
+        conflicts_with = "output_dir",
+        value_hint = clap::ValueHint::FilePath
+    )]
+    pub output: Option<PathBuf>,
+
+    /// Write one output per input into this directory (created if missing), named after the
+    /// input with the format's extension.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    pub output_dir: Option<PathBuf>,
+
+    /// The output format (default: from the output's extension).
+    #[arg(short, long, value_enum)]
+    pub format: Option<FormatArg>,
+
+    /// Only these columns: top-level names or dotted paths into nested records, array items and
+    /// map values (`id,customer.name,lines.sku`).
+    #[arg(short, long, value_name = "COLUMNS", value_delimiter = ',')]
+    pub columns: Vec<String>,
+
+    /// Stop after this many rows.
+    #[arg(short = 'n', long, value_name = "N")]
+    pub limit: Option<u64>,
+
+    /// Rows per Arrow record batch.
+    #[arg(long, value_name = "N", default_value_t = 8192,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub batch_size: u64,
+
+    /// Decoding (and Parquet encoding) threads; 0 uses every core.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+
+    /// Read with this reader schema (Avro schema resolution). Not supported yet: the avrow
+    /// library does not resolve schemas yet.
+    #[arg(long, value_name = "FILE.avsc", value_hint = clap::ValueHint::FilePath)]
+    pub reader_schema: Option<PathBuf>,
+
+    /// Compression: Parquet accepts all (default zstd); Arrow IPC accepts zstd and lz4
+    /// (default none); CSV and NDJSON are not compressed.
+    #[arg(long, value_enum)]
+    pub compression: Option<CompressionArg>,
+
+    /// Rows per Parquet row group.
+    #[arg(long, value_name = "ROWS", default_value_t = 1024 * 1024,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub row_group_size: u64,
+
+    /// Replace outputs that already exist.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `--format` values.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormatArg {
+    /// Arrow IPC file.
+    Arrow,
+    /// Arrow IPC file (Feather v2).
+    Feather,
+    /// Arrow IPC stream.
+    Arrows,
+    /// Apache Parquet.
+    Parquet,
+    /// CSV with a header line; nested values as JSON text.
+    Csv,
+    /// Newline-delimited JSON, one object per row.
+    Ndjson,
+    /// Same as ndjson.
+    Jsonl,
+    /// Avro (not supported yet).
+    Avro,
+}
+
+/// `--compression` values.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompressionArg {
+    /// Zstandard.
+    Zstd,
+    /// Snappy (Parquet only).
+    Snappy,
+    /// Gzip (Parquet only).
+    Gzip,
+    /// LZ4 (LZ4_RAW in Parquet; LZ4 frames in Arrow IPC).
+    Lz4,
+    /// Brotli (Parquet only).
+    Brotli,
+    /// No compression.
+    None,
+}
+
+/// `avrow schema`.
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// The Avro file, or `-` for standard input.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+
+    /// Print the Arrow schema the file is read as.
+    #[arg(long, group = "what")]
+    pub arrow: bool,
+
+    /// Print the schema's Parsing Canonical Form.
+    #[arg(long, group = "what")]
+    pub canonical: bool,
+
+    /// Print the fingerprint of the Parsing Canonical Form, in hex (rabin: the 8 bytes of
+    /// CRC-64-AVRO in little-endian order, as in single-object encoding).
+    #[arg(long, value_enum, group = "what", value_name = "ALGORITHM")]
+    pub fingerprint: Option<FingerprintArg>,
+
+    /// Machine-readable JSON output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `--fingerprint` values.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FingerprintArg {
+    /// CRC-64-AVRO.
+    Rabin,
+    /// MD5.
+    Md5,
+    /// SHA-256.
+    Sha256,
+}
+
+/// `avrow info`.
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The Avro file, or `-` for standard input.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+
+    /// Machine-readable JSON output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `avrow count`.
+#[derive(Args, Debug)]
+pub struct CountArgs {
+    /// Avro files, directories, glob patterns, or `-` for standard input.
+    #[arg(required = true, value_name = "FILE", value_hint = clap::ValueHint::AnyPath)]
+    pub files: Vec<PathBuf>,
+
+    /// Machine-readable JSON output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `avrow head`.
+#[derive(Args, Debug)]
+pub struct HeadArgs {
+    /// The Avro file, or `-` for standard input.
+    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    pub file: PathBuf,
+
+    /// How many rows.
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 10)]
+    pub rows: usize,
+
+    /// Only these columns (top-level names or dotted nested paths).
+    #[arg(short, long, value_name = "COLUMNS", value_delimiter = ',')]
+    pub columns: Vec<String>,
+
+    /// Print the rows as NDJSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `avrow validate`.
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// Avro files, directories, glob patterns, or `-` for standard input.
+    #[arg(required = true, value_name = "FILE", value_hint = clap::ValueHint::AnyPath)]
+    pub files: Vec<PathBuf>,
+
+    /// Decoding threads; 0 uses every core.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    pub threads: usize,
+
+    /// Machine-readable JSON output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `avrow completions`.
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}

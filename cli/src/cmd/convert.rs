@@ -1,0 +1,162 @@
+//! `avrow convert INPUT... -o OUTPUT | --output-dir DIR`: read Avro, write Arrow IPC, Parquet,
+//! CSV or NDJSON. Outputs go through a temporary file renamed into place on success.
+
+use crate::config::{ConvertConfig, Target};
+use crate::inputs::{ByteCounter, Input};
+use crate::output::{self, check_target, PendingFile};
+use crate::progress::{summary, Progress};
+use crate::writers::{self, WriterOptions};
+use anyhow::{anyhow, bail, Context, Result};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Where one conversion writes.
+enum Destination<'a> {
+    File(&'a Path),
+    Stdout,
+}
+
+impl Destination<'_> {
+    fn name(&self) -> String {
+        match self {
+            Destination::File(path) => path.display().to_string(),
+            Destination::Stdout => "<stdout>".into(),
+        }
+    }
+}
+
+/// Runs the conversion(s) `config` describes.
+///
+/// # Errors
+/// An input cannot be read or decoded, an output exists (without `--force`) or cannot be
+/// written, or the inputs' schemas differ (one output).
+pub fn run(config: &ConvertConfig) -> Result<()> {
+    match &config.target {
+        Target::File(path) => convert(config, &config.inputs, &Destination::File(path)),
+        Target::Stdout => convert(config, &config.inputs, &Destination::Stdout),
+        Target::Dir(dir) => {
+            let outputs = plan_outputs(config, dir)?;
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the directory {}", dir.display()))?;
+            for (input, output) in config.inputs.iter().zip(&outputs) {
+                convert(
+                    config,
+                    std::slice::from_ref(input),
+                    &Destination::File(output),
+                )?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// One output path per input in `dir`, all checked before anything is converted.
+fn plan_outputs(config: &ConvertConfig, dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut seen: HashMap<PathBuf, &Input> = HashMap::new();
+    let mut outputs = Vec::with_capacity(config.inputs.len());
+    for input in &config.inputs {
+        let Input::File(path) = input else {
+            bail!("--output-dir needs named inputs");
+        };
+        let stem = path
+            .file_stem()
+            .ok_or_else(|| anyhow!("{}: not a file name", path.display()))?
+            .to_string_lossy();
+        let output = dir.join(format!("{stem}.{}", config.format.extension()));
+        if let Some(other) = seen.insert(output.clone(), input) {
+            bail!(
+                "{other} and {input} would both be written to {}",
+                output.display()
+            );
+        }
+        check_target(&output, config.force)?;
+        outputs.push(output);
+    }
+    Ok(outputs)
+}
+
+fn open(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Result<avrow::Reader> {
+    let builder = config.read.builder();
+    match inputs {
+        [one] => Ok(one.open(builder, counter)?),
+        many => {
+            let paths = many.iter().filter_map(|i| match i {
+                Input::File(path) => Some(path.as_path()),
+                Input::Stdin => None,
+            });
+            builder.open_many(paths).map_err(|e| match e {
+                avrow::Error::InvalidArgument(message) => anyhow!(
+                    "{message} (convert them separately, or one output each with --output-dir)"
+                ),
+                other => other.into(),
+            })
+        }
+    }
+}
+
+fn convert(config: &ConvertConfig, inputs: &[Input], destination: &Destination) -> Result<()> {
+    let name = destination.name();
+    if let Destination::File(path) = destination {
+        // Fail before reading anything if the output is in the way.
+        check_target(path, config.force)?;
+    }
+    let counter = ByteCounter::default();
+    let reader = open(config, inputs, &counter)?;
+    let schema = reader.schema();
+    let (out, pending): (output::Out, Option<PendingFile>) = match destination {
+        Destination::File(path) => {
+            let (out, pending) = output::create_file(path, config.force)?;
+            (out, Some(pending))
+        }
+        Destination::Stdout => (output::stdout(), None),
+    };
+    let options = WriterOptions {
+        compression: config.compression,
+        row_group_size: config.row_group_size,
+        threads: config.read.threads,
+    };
+    let mut writer = writers::create(config.format, schema, out, &options)
+        .with_context(|| format!("cannot write {name} as {}", config.format))?;
+    let mut progress = Progress::start(inputs, &counter, config.quiet);
+    let mut left = config.limit;
+    for batch in reader {
+        if left == Some(0) {
+            break;
+        }
+        let batch = batch?;
+        let batch = match left {
+            Some(n) if (batch.num_rows() as u64) > n => batch.slice(0, n as usize),
+            _ => batch,
+        };
+        if let Some(n) = &mut left {
+            *n -= batch.num_rows() as u64;
+        }
+        writer
+            .write(&batch)
+            .with_context(|| format!("cannot write {name}"))?;
+        progress.advance(batch.num_rows() as u64);
+    }
+    let out = writer
+        .finish()
+        .with_context(|| format!("cannot write {name}"))?;
+    let written = out.written();
+    drop(out);
+    if let Some(pending) = pending {
+        pending.commit()?;
+    }
+    let (rows, elapsed) = progress.finish();
+    if !config.quiet {
+        let input_name = match inputs {
+            [one] => one.to_string(),
+            many => format!("{} files", many.len()),
+        };
+        let input_bytes = inputs
+            .iter()
+            .map(|i| i.size().unwrap_or_else(|| counter.get()))
+            .sum();
+        let line = summary(rows, &input_name, input_bytes, &name, written, elapsed);
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+    Ok(())
+}

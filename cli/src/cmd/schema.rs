@@ -1,0 +1,203 @@
+//! `avrow schema FILE`: the writer schema as pretty Avro JSON, the Arrow schema it is read as,
+//! its Parsing Canonical Form or a fingerprint; `--json` for machines.
+
+use super::{hex, json_text, print};
+use crate::args::{FingerprintArg, SchemaArgs};
+use crate::inputs::{self, ByteCounter};
+use anyhow::{Context, Result};
+use arrow::datatypes::{DataType, Field, FieldRef, Metadata, Schema as ArrowSchema, UnionMode};
+use avrow::avrow_engine::schema::Fingerprint;
+use serde_json::{json, Map, Value};
+
+/// The fingerprint algorithm of a `--fingerprint` value.
+pub fn fingerprint(arg: FingerprintArg) -> Fingerprint {
+    match arg {
+        FingerprintArg::Rabin => Fingerprint::Rabin,
+        FingerprintArg::Md5 => Fingerprint::Md5,
+        FingerprintArg::Sha256 => Fingerprint::Sha256,
+    }
+}
+
+/// The name of a fingerprint algorithm as the CLI spells it.
+pub fn fingerprint_name(algorithm: Fingerprint) -> &'static str {
+    match algorithm {
+        Fingerprint::Rabin => "rabin",
+        Fingerprint::Md5 => "md5",
+        Fingerprint::Sha256 => "sha256",
+    }
+}
+
+/// Prints what `args` asks for.
+///
+/// # Errors
+/// The file cannot be read, its header or schema is invalid, or writing fails.
+pub fn run(args: &SchemaArgs) -> Result<()> {
+    let input = inputs::single(&args.file);
+    let counter = ByteCounter::default();
+    let file = input.to_string();
+    if args.arrow {
+        let reader = input.open(avrow::ReaderBuilder::new().with_threads(1), &counter)?;
+        let schema = reader.schema();
+        let text = if args.json {
+            json_text(
+                &json!({ "file": file, "arrow_schema": schema_json(&schema) }),
+                true,
+            )
+        } else {
+            schema_text(&schema)
+        };
+        print(&text)?;
+        return Ok(());
+    }
+    let blocks = input.blocks(&counter)?;
+    let schema = blocks.header().schema().clone();
+    let text = if args.canonical {
+        let canonical = schema.canonical_form();
+        if args.json {
+            json_text(&json!({ "file": file, "canonical_form": canonical }), true)
+        } else {
+            format!("{canonical}\n")
+        }
+    } else if let Some(arg) = args.fingerprint {
+        let algorithm = fingerprint(arg);
+        let value = hex(&schema.fingerprint(algorithm));
+        if args.json {
+            json_text(
+                &json!({
+                    "file": file,
+                    "fingerprint": { "algorithm": fingerprint_name(algorithm), "hex": value },
+                }),
+                true,
+            )
+        } else {
+            format!("{value}\n")
+        }
+    } else {
+        let value: Value = serde_json::from_str(schema.json())
+            .with_context(|| format!("{file}: the schema is not valid JSON"))?;
+        if args.json {
+            json_text(&json!({ "file": file, "schema": value }), true)
+        } else {
+            json_text(&value, true)
+        }
+    };
+    print(&text)?;
+    Ok(())
+}
+
+/// The children of a nested Arrow type, and its short label.
+fn label_and_children(data_type: &DataType) -> (String, Vec<FieldRef>) {
+    match data_type {
+        DataType::Struct(fields) => ("Struct".into(), fields.iter().cloned().collect()),
+        DataType::List(f) => ("List".into(), vec![f.clone()]),
+        DataType::LargeList(f) => ("LargeList".into(), vec![f.clone()]),
+        DataType::ListView(f) => ("ListView".into(), vec![f.clone()]),
+        DataType::LargeListView(f) => ("LargeListView".into(), vec![f.clone()]),
+        DataType::FixedSizeList(f, n) => (format!("FixedSizeList({n})"), vec![f.clone()]),
+        DataType::Map(f, sorted) => (
+            if *sorted { "Map(sorted)" } else { "Map" }.into(),
+            vec![f.clone()],
+        ),
+        DataType::Union(fields, mode) => (
+            match mode {
+                UnionMode::Dense => "Union(Dense)",
+                UnionMode::Sparse => "Union(Sparse)",
+            }
+            .into(),
+            fields.iter().map(|(_, f)| f.clone()).collect(),
+        ),
+        other => (other.to_string(), Vec::new()),
+    }
+}
+
+fn extension(field: &Field) -> Option<&str> {
+    field
+        .metadata()
+        .get("ARROW:extension:name")
+        .map(String::as_str)
+}
+
+/// The Arrow schema as an indented tree, one field per line.
+pub fn schema_text(schema: &ArrowSchema) -> String {
+    fn field_text(field: &Field, depth: usize, out: &mut String) {
+        let (label, children) = label_and_children(field.data_type());
+        out.push_str(&"  ".repeat(depth));
+        out.push_str(field.name());
+        out.push_str(": ");
+        out.push_str(&label);
+        if !field.is_nullable() {
+            out.push_str(" not null");
+        }
+        if let Some(ext) = extension(field) {
+            out.push_str(&format!(" [extension {ext}]"));
+        }
+        out.push('\n');
+        for child in children {
+            field_text(&child, depth + 1, out);
+        }
+    }
+    let mut out = String::new();
+    for field in schema.fields() {
+        field_text(field, 0, &mut out);
+    }
+    out
+}
+
+fn metadata_json(metadata: &Metadata) -> Value {
+    Value::Object(
+        metadata
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+            .collect::<Map<_, _>>(),
+    )
+}
+
+/// The Arrow schema as JSON: fields with name, type, nullability, metadata and children.
+pub fn schema_json(schema: &ArrowSchema) -> Value {
+    fn field_json(field: &Field) -> Value {
+        let (label, children) = label_and_children(field.data_type());
+        let mut obj = Map::new();
+        obj.insert("name".into(), json!(field.name()));
+        obj.insert("type".into(), json!(label));
+        obj.insert("nullable".into(), json!(field.is_nullable()));
+        if !field.metadata().is_empty() {
+            obj.insert("metadata".into(), metadata_json(field.metadata()));
+        }
+        if !children.is_empty() {
+            obj.insert(
+                "children".into(),
+                Value::Array(children.iter().map(|c| field_json(c)).collect()),
+            );
+        }
+        Value::Object(obj)
+    }
+    json!({
+        "fields": schema.fields().iter().map(|f| field_json(f)).collect::<Vec<_>>(),
+        "metadata": metadata_json(schema.metadata()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    #[test]
+    fn arrow_schema_tree() {
+        let schema = ArrowSchema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new(
+                "tags",
+                DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+                true,
+            ),
+        ]);
+        assert_eq!(
+            schema_text(&schema),
+            "id: Int64 not null\ntags: List\n  item: Utf8\n"
+        );
+        let json = schema_json(&schema);
+        assert_eq!(json["fields"][1]["children"][0]["type"], "Utf8");
+        assert_eq!(json["fields"][0]["nullable"], false);
+    }
+}

@@ -1,0 +1,158 @@
+//! The validated configuration of each subcommand, built from the raw [`crate::args`]. Every
+//! usage problem (conflicting options, a format that cannot be told, an unsupported feature) is
+//! found here, before any input is opened.
+
+use crate::args::{ConvertArgs, HeadArgs};
+use crate::error::usage;
+use crate::format::{Compression, Format};
+use crate::inputs::{self, Input};
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// How inputs are read: the `ReaderBuilder` options shared by `convert`, `head` and
+/// `validate`.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Projection (empty: every column).
+    pub columns: Vec<String>,
+    /// Rows per batch.
+    pub batch_size: usize,
+    /// Decoding threads (0: every core).
+    pub threads: usize,
+}
+
+impl ReadOptions {
+    /// The reader builder for these options.
+    pub fn builder(&self) -> avrow::ReaderBuilder {
+        let builder = avrow::ReaderBuilder::new()
+            .with_batch_size(self.batch_size)
+            .with_threads(self.threads);
+        if self.columns.is_empty() {
+            builder
+        } else {
+            builder.with_projection(self.columns.iter().cloned())
+        }
+    }
+}
+
+/// Where `convert` writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// One output file for all inputs.
+    File(PathBuf),
+    /// Standard output.
+    Stdout,
+    /// One output per input, in this directory.
+    Dir(PathBuf),
+}
+
+/// A validated `avrow convert`.
+#[derive(Debug, Clone)]
+pub struct ConvertConfig {
+    /// The inputs, expanded.
+    pub inputs: Vec<Input>,
+    /// Where to write.
+    pub target: Target,
+    /// The output format.
+    pub format: Format,
+    /// The output compression.
+    pub compression: Compression,
+    /// How to read.
+    pub read: ReadOptions,
+    /// Stop after this many rows (per output).
+    pub limit: Option<u64>,
+    /// Rows per Parquet row group.
+    pub row_group_size: usize,
+    /// Replace existing outputs.
+    pub force: bool,
+    /// No progress bar, no summary.
+    pub quiet: bool,
+}
+
+impl ConvertConfig {
+    /// Validates `args`.
+    ///
+    /// # Errors
+    /// A usage error (exit status 2), or an input pattern or directory that matches nothing.
+    pub fn new(args: ConvertArgs, quiet: bool) -> Result<ConvertConfig> {
+        if let Some(schema) = &args.reader_schema {
+            return Err(usage(format!(
+                "--reader-schema {}: reading with a reader schema is not supported yet \
+                 (the avrow library does not implement Avro schema resolution yet)",
+                schema.display()
+            )));
+        }
+        let format = args.format.map(Format::from_arg).transpose()?;
+        let (target, format) = match (&args.output, &args.output_dir) {
+            (Some(out), _) if out.as_os_str() == "-" => {
+                let format = format.ok_or_else(|| {
+                    usage("writing to standard output (-o -) needs --format to name the format")
+                })?;
+                (Target::Stdout, format)
+            }
+            (Some(out), _) => {
+                let format = match format {
+                    Some(f) => f,
+                    None => Format::from_path(out)?,
+                };
+                (Target::File(out.clone()), format)
+            }
+            (None, Some(dir)) => {
+                let format = format.ok_or_else(|| usage("--output-dir needs --format"))?;
+                (Target::Dir(dir.clone()), format)
+            }
+            (None, None) => return Err(usage("name an output with -o OUTPUT or --output-dir DIR")),
+        };
+        let compression = Compression::resolve(format, args.compression)?;
+        let inputs = inputs::expand(&args.inputs)?;
+        if matches!(target, Target::Dir(_)) && inputs.contains(&Input::Stdin) {
+            return Err(usage(
+                "--output-dir names outputs after their inputs; standard input has no name (use -o)",
+            ));
+        }
+        Ok(ConvertConfig {
+            inputs,
+            target,
+            format,
+            compression,
+            read: ReadOptions {
+                columns: args.columns,
+                batch_size: usize::try_from(args.batch_size).unwrap_or(usize::MAX),
+                threads: args.threads,
+            },
+            limit: args.limit,
+            row_group_size: usize::try_from(args.row_group_size).unwrap_or(usize::MAX),
+            force: args.force,
+            quiet,
+        })
+    }
+}
+
+/// A validated `avrow head`.
+#[derive(Debug, Clone)]
+pub struct HeadConfig {
+    /// The input.
+    pub input: Input,
+    /// How many rows.
+    pub rows: usize,
+    /// How to read (one thread: only the first blocks are needed).
+    pub read: ReadOptions,
+    /// NDJSON instead of a table.
+    pub json: bool,
+}
+
+impl HeadConfig {
+    /// Validates `args`.
+    pub fn new(args: HeadArgs) -> HeadConfig {
+        HeadConfig {
+            input: inputs::single(&args.file),
+            rows: args.rows,
+            read: ReadOptions {
+                columns: args.columns,
+                batch_size: args.rows.clamp(1, avrow::avrow_engine::DEFAULT_BATCH_SIZE),
+                threads: 1,
+            },
+            json: args.json,
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! How errors end the process: usage errors exit with 2, everything else with 1, a closed
+//! standard output (`avrow head f | head -1`) exits quietly with 0.
+
+use std::fmt;
+use std::io;
+
+/// An invocation that cannot work whatever the data: conflicting options, an unknown output
+/// extension, a feature avrow does not support yet. Exits with status 2, like clap's own
+/// usage errors.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// A [`UsageError`] as an `anyhow::Error`.
+pub fn usage(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UsageError(message.into()))
+}
+
+/// The exit status for an error.
+pub fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.downcast_ref::<UsageError>().is_some() {
+        2
+    } else {
+        1
+    }
+}
+
+/// The error and its causes on one line, `outer: cause: root cause`, leaving out a cause
+/// whose text the line already holds (library errors often repeat their source in their own
+/// message).
+pub fn one_line(error: &anyhow::Error) -> String {
+    let mut line = error.to_string();
+    for cause in error.chain().skip(1) {
+        let text = cause.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line.replace('\n', " ")
+}
+
+/// Whether the error comes from writing to a closed pipe, however deeply it is wrapped
+/// (anyhow contexts, `ArrowError::IoError`, `ParquetError::External`).
+pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        if let Some(io) = cause.downcast_ref::<io::Error>() {
+            return io.kind() == io::ErrorKind::BrokenPipe;
+        }
+        if let Some(arrow::error::ArrowError::IoError(_, io)) =
+            cause.downcast_ref::<arrow::error::ArrowError>()
+        {
+            return io.kind() == io::ErrorKind::BrokenPipe;
+        }
+        if let Some(parquet::errors::ParquetError::External(inner)) =
+            cause.downcast_ref::<parquet::errors::ParquetError>()
+        {
+            return inner
+                .downcast_ref::<io::Error>()
+                .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe);
+        }
+        false
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broken_pipe_is_found_through_wrappers() {
+        let pipe = || io::Error::new(io::ErrorKind::BrokenPipe, "closed");
+        assert!(is_broken_pipe(&anyhow::Error::new(pipe())));
+        assert!(is_broken_pipe(
+            &anyhow::Error::new(pipe()).context("writing stdout")
+        ));
+        let arrow = arrow::error::ArrowError::IoError("x".into(), pipe());
+        assert!(is_broken_pipe(&anyhow::Error::new(arrow).context("ipc")));
+        let parquet = parquet::errors::ParquetError::External(Box::new(pipe()));
+        assert!(is_broken_pipe(&anyhow::Error::new(parquet)));
+        let other = io::Error::new(io::ErrorKind::NotFound, "missing");
+        assert!(!is_broken_pipe(&anyhow::Error::new(other)));
+    }
+
+    #[test]
+    fn repeated_causes_are_printed_once() {
+        let io = io::Error::new(io::ErrorKind::NotFound, "No such file");
+        let e = anyhow::Error::new(io).context("x.avro: No such file");
+        assert_eq!(one_line(&e), "x.avro: No such file");
+        let e = anyhow::anyhow!("root").context("middle").context("top");
+        assert_eq!(one_line(&e), "top: middle: root");
+    }
+
+    #[test]
+    fn usage_errors_exit_with_2() {
+        assert_eq!(exit_code(&usage("bad")), 2);
+        assert_eq!(exit_code(&usage("bad").context("while parsing")), 2);
+        assert_eq!(exit_code(&anyhow::anyhow!("data")), 1);
+    }
+}

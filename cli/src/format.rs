@@ -1,0 +1,219 @@
+//! Output formats and their compression, resolved from `--format`, `--compression` and the
+//! output's extension.
+
+use crate::args::{CompressionArg, FormatArg};
+use crate::error::usage;
+use anyhow::Result;
+use std::fmt;
+use std::path::Path;
+
+/// What `convert` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Arrow IPC file format (`.arrow`, `.feather`).
+    IpcFile,
+    /// Arrow IPC stream format (`.arrows`).
+    IpcStream,
+    /// Apache Parquet (`.parquet`).
+    Parquet,
+    /// CSV with a header line, nested values as JSON text (`.csv`).
+    Csv,
+    /// Newline-delimited JSON (`.ndjson`, `.jsonl`).
+    Ndjson,
+}
+
+impl Format {
+    /// The format for a `--format` value.
+    ///
+    /// # Errors
+    /// `avro`: avrow has no Avro writer yet.
+    pub fn from_arg(arg: FormatArg) -> Result<Format> {
+        Ok(match arg {
+            FormatArg::Arrow | FormatArg::Feather => Format::IpcFile,
+            FormatArg::Arrows => Format::IpcStream,
+            FormatArg::Parquet => Format::Parquet,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Ndjson | FormatArg::Jsonl => Format::Ndjson,
+            FormatArg::Avro => return Err(avro_unsupported()),
+        })
+    }
+
+    /// The format for an output path's extension.
+    ///
+    /// # Errors
+    /// No extension, an unknown one, or `.avro`.
+    pub fn from_path(path: &Path) -> Result<Format> {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        Ok(match ext.as_deref() {
+            Some("arrow" | "feather" | "ipc") => Format::IpcFile,
+            Some("arrows") => Format::IpcStream,
+            Some("parquet" | "pq") => Format::Parquet,
+            Some("csv") => Format::Csv,
+            Some("ndjson" | "jsonl") => Format::Ndjson,
+            Some("avro") => return Err(avro_unsupported()),
+            Some(other) => {
+                return Err(usage(format!(
+                    "{}: unknown output extension .{other}; use .arrow, .feather, .arrows, \
+                     .parquet, .csv, .ndjson or .jsonl, or name the format with --format",
+                    path.display()
+                )))
+            }
+            None => {
+                return Err(usage(format!(
+                    "{}: the output has no extension to tell its format; add one or use --format",
+                    path.display()
+                )))
+            }
+        })
+    }
+
+    /// The file extension written for this format with `--output-dir`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::IpcFile => "arrow",
+            Format::IpcStream => "arrows",
+            Format::Parquet => "parquet",
+            Format::Csv => "csv",
+            Format::Ndjson => "ndjson",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::IpcFile => "Arrow IPC file",
+            Format::IpcStream => "Arrow IPC stream",
+            Format::Parquet => "Parquet",
+            Format::Csv => "CSV",
+            Format::Ndjson => "NDJSON",
+        })
+    }
+}
+
+fn avro_unsupported() -> anyhow::Error {
+    usage("Avro output is not supported yet: avrow has no Avro writer")
+}
+
+/// The compression of the output, checked against the format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// None.
+    None,
+    /// Zstandard.
+    Zstd,
+    /// Snappy (Parquet).
+    Snappy,
+    /// Gzip (Parquet).
+    Gzip,
+    /// LZ4 (Parquet: LZ4_RAW; IPC: LZ4 frame).
+    Lz4,
+    /// Brotli (Parquet).
+    Brotli,
+}
+
+impl Compression {
+    /// The compression for `format`: `--compression` if given and the format supports it,
+    /// else the format's default (zstd for Parquet, none otherwise).
+    ///
+    /// # Errors
+    /// The format does not support the requested compression.
+    pub fn resolve(format: Format, arg: Option<CompressionArg>) -> Result<Compression> {
+        let requested = arg.map(|a| match a {
+            CompressionArg::None => Compression::None,
+            CompressionArg::Zstd => Compression::Zstd,
+            CompressionArg::Snappy => Compression::Snappy,
+            CompressionArg::Gzip => Compression::Gzip,
+            CompressionArg::Lz4 => Compression::Lz4,
+            CompressionArg::Brotli => Compression::Brotli,
+        });
+        match (format, requested) {
+            (Format::Parquet, None) => Ok(Compression::Zstd),
+            (_, None) => Ok(Compression::None),
+            (Format::Parquet, Some(c)) => Ok(c),
+            (
+                Format::IpcFile | Format::IpcStream,
+                Some(c @ (Compression::None | Compression::Zstd | Compression::Lz4)),
+            ) => Ok(c),
+            (_, Some(Compression::None)) => Ok(Compression::None),
+            (format, Some(c)) => Err(usage(format!(
+                "--compression {c} does not apply to {format} output{}",
+                match format {
+                    Format::IpcFile | Format::IpcStream => " (use zstd, lz4 or none)",
+                    _ => " (only Parquet and Arrow IPC output are compressed)",
+                }
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Compression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Compression::None => "none",
+            Compression::Zstd => "zstd",
+            Compression::Snappy => "snappy",
+            Compression::Gzip => "gzip",
+            Compression::Lz4 => "lz4",
+            Compression::Brotli => "brotli",
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions() {
+        assert_eq!(
+            Format::from_path(Path::new("a.ARROW")).unwrap(),
+            Format::IpcFile
+        );
+        assert_eq!(
+            Format::from_path(Path::new("a.feather")).unwrap(),
+            Format::IpcFile
+        );
+        assert_eq!(
+            Format::from_path(Path::new("a.arrows")).unwrap(),
+            Format::IpcStream
+        );
+        assert_eq!(
+            Format::from_path(Path::new("a.parquet")).unwrap(),
+            Format::Parquet
+        );
+        assert_eq!(Format::from_path(Path::new("a.csv")).unwrap(), Format::Csv);
+        assert_eq!(
+            Format::from_path(Path::new("a.jsonl")).unwrap(),
+            Format::Ndjson
+        );
+        assert!(Format::from_path(Path::new("a.xlsx")).is_err());
+        assert!(Format::from_path(Path::new("a")).is_err());
+        let avro = Format::from_path(Path::new("a.avro")).unwrap_err();
+        assert!(avro.to_string().contains("not supported yet"));
+    }
+
+    #[test]
+    fn compression_defaults_and_checks() {
+        assert_eq!(
+            Compression::resolve(Format::Parquet, None).unwrap(),
+            Compression::Zstd
+        );
+        assert_eq!(
+            Compression::resolve(Format::IpcFile, None).unwrap(),
+            Compression::None
+        );
+        assert_eq!(
+            Compression::resolve(Format::IpcStream, Some(CompressionArg::Lz4)).unwrap(),
+            Compression::Lz4
+        );
+        assert!(Compression::resolve(Format::IpcFile, Some(CompressionArg::Snappy)).is_err());
+        assert!(Compression::resolve(Format::Csv, Some(CompressionArg::Zstd)).is_err());
+        assert_eq!(
+            Compression::resolve(Format::Csv, Some(CompressionArg::None)).unwrap(),
+            Compression::None
+        );
+    }
+}

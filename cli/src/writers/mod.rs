@@ -1,0 +1,59 @@
+//! The output formats of `convert`, each behind [`BatchWriter`]: Arrow IPC file and stream,
+//! Parquet (columns encoded in parallel), CSV and NDJSON.
+
+mod csv;
+mod ipc;
+pub mod json;
+mod parquet;
+
+use crate::format::{Compression, Format};
+use crate::output::Out;
+use anyhow::Result;
+use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
+
+/// Writes record batches in one output format.
+pub trait BatchWriter {
+    /// Writes one batch.
+    ///
+    /// # Errors
+    /// Encoding or writing fails.
+    fn write(&mut self, batch: &RecordBatch) -> Result<()>;
+
+    /// Writes what the format needs at the end (footers, buffered row groups) and returns the
+    /// byte sink, flushed.
+    ///
+    /// # Errors
+    /// Encoding or writing fails.
+    fn finish(self: Box<Self>) -> Result<Out>;
+}
+
+/// Options of the format writers.
+#[derive(Debug, Clone, Copy)]
+pub struct WriterOptions {
+    /// Compression (already checked against the format).
+    pub compression: Compression,
+    /// Rows per Parquet row group.
+    pub row_group_size: usize,
+    /// Parquet encoding threads (0: every core, 1: on the caller's thread).
+    pub threads: usize,
+}
+
+/// A writer of `format` for batches of `schema`, writing into `out`.
+///
+/// # Errors
+/// The schema cannot be written in this format (e.g. a union in Parquet).
+pub fn create(
+    format: Format,
+    schema: SchemaRef,
+    out: Out,
+    options: &WriterOptions,
+) -> Result<Box<dyn BatchWriter>> {
+    Ok(match format {
+        Format::IpcFile => Box::new(ipc::IpcFile::new(out, &schema, options.compression)?),
+        Format::IpcStream => Box::new(ipc::IpcStream::new(out, &schema, options.compression)?),
+        Format::Parquet => Box::new(parquet::ParquetWriter::new(out, schema, options)?),
+        Format::Csv => Box::new(csv::CsvWriter::new(out, schema)),
+        Format::Ndjson => Box::new(json::NdjsonWriter::new(out)),
+    })
+}

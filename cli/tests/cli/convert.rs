@@ -1,0 +1,319 @@
+//! `avrow convert` to every format, checked by pyarrow against fastavro.
+
+use crate::harness::{
+    avrow, convert, fixture, fixtures, generated, oracle_all, python, sample, Check,
+};
+use std::path::{Path, PathBuf};
+
+/// Every input the format tests convert: the samples, the fixtures, the generated files.
+fn all_inputs() -> Vec<PathBuf> {
+    let g = generated();
+    let mut inputs: Vec<PathBuf> = ["order", "wide", "telemetry", "counters"]
+        .into_iter()
+        .map(sample)
+        .collect();
+    inputs.extend(fixtures());
+    inputs.extend([
+        g.order.clone(),
+        g.telemetry.clone(),
+        g.wide.clone(),
+        g.empty.clone(),
+    ]);
+    inputs
+}
+
+fn is_union_fixture(path: &Path) -> bool {
+    path.ends_with("apache/with-union.avro")
+}
+
+/// Converts every input to `extension` (with `extra` options) and checks each output as
+/// `format`.
+fn convert_all(format: &'static str, extension: &str, extra: &[&str], skip: fn(&Path) -> bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut checks = Vec::new();
+    for (i, input) in all_inputs().iter().enumerate() {
+        if skip(input) {
+            continue;
+        }
+        let stem = input.file_stem().unwrap().to_string_lossy();
+        let output = dir.path().join(format!("{i}-{stem}.{extension}"));
+        convert(input, &output, extra);
+        let mut check = Check::new(format, &output, &[input]);
+        check.stdlib_json = is_union_fixture(input);
+        checks.push(check);
+    }
+    let reports = oracle_all(&checks);
+    let rows: u64 = reports.iter().map(|r| r["rows"].as_u64().unwrap()).sum();
+    assert!(rows > 20_000, "{rows} rows checked");
+}
+
+#[test]
+fn readme_quick_start_command_works() {
+    // The README runs exactly this from the repository root.
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("order.arrow");
+    std::fs::write(&output, b"an older output").unwrap();
+    avrow()
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .args(["convert", "datasets/samples/order.avro", "-o"])
+        .arg(&output)
+        .arg("--force")
+        .assert()
+        .success();
+    oracle_all(&[Check::new("arrow", &output, &[&sample("order")])]);
+}
+
+#[test]
+fn ipc_file_outputs_match_fastavro() {
+    convert_all("arrow", "arrow", &[], |_| false);
+}
+
+#[test]
+fn ipc_stream_outputs_match_fastavro() {
+    convert_all("arrows", "arrows", &[], |_| false);
+}
+
+#[test]
+fn parquet_outputs_match_fastavro() {
+    // Parquet has no union type: see errors::parquet_refuses_unions_clearly.
+    convert_all("parquet", "parquet", &[], is_union_fixture);
+}
+
+#[test]
+fn csv_outputs_match_fastavro() {
+    convert_all("csv", "csv", &[], |_| false);
+}
+
+#[test]
+fn ndjson_outputs_match_fastavro() {
+    convert_all("ndjson", "ndjson", &[], |_| false);
+}
+
+#[test]
+fn other_extensions_and_format_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("telemetry");
+    let cases: [(&str, &[&str], &'static str); 5] = [
+        ("a.feather", &[], "arrow"),
+        ("b.jsonl", &[], "ndjson"),
+        ("c.data", &["--format", "csv"], "csv"),
+        ("d.out", &["--format", "feather"], "arrow"),
+        ("e.x", &["--format", "jsonl"], "ndjson"),
+    ];
+    let mut checks = Vec::new();
+    for (name, extra, format) in cases {
+        let output = dir.path().join(name);
+        convert(&input, &output, extra);
+        checks.push(Check::new(format, &output, &[&input]));
+    }
+    // --format wins over the extension.
+    let output = dir.path().join("f.csv");
+    convert(&input, &output, &["--format", "parquet"]);
+    checks.push(Check::new("parquet", &output, &[&input]));
+    oracle_all(&checks);
+}
+
+#[test]
+fn projection_limit_and_batch_size() {
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    let mut checks = Vec::new();
+    for (format, ext) in [
+        ("parquet", "parquet"),
+        ("ndjson", "ndjson"),
+        ("arrow", "arrow"),
+        ("csv", "csv"),
+    ] {
+        let output = dir.path().join(format!("projected.{ext}"));
+        convert(
+            &g.order,
+            &output,
+            &[
+                "--columns",
+                "id,lines.sku,attributes",
+                "--limit",
+                "1234",
+                "--batch-size",
+                "100",
+            ],
+        );
+        let mut check = Check::new(format, &output, &[&g.order]);
+        check.columns = Some("id,lines.sku,attributes".into());
+        check.limit = Some(1234);
+        checks.push(check);
+    }
+    let reports = oracle_all(&checks);
+    for report in &reports {
+        assert_eq!(report["rows"], 1234);
+        assert_eq!(
+            report["columns"],
+            serde_json::json!(["id", "lines", "attributes"])
+        );
+    }
+    // Batches never exceed --batch-size: the IPC file holds batches of at most 100 rows.
+    let sizes = python(&format!(
+        "import pyarrow.ipc as ipc\nr = ipc.open_file({:?})\n\
+         print(max(r.get_batch(i).num_rows for i in range(r.num_record_batches)))",
+        dir.path().join("projected.arrow").display().to_string()
+    ));
+    assert_eq!(sizes.trim(), "100");
+}
+
+#[test]
+fn limit_zero_and_limit_beyond_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture("spark/alltypes_plain.avro");
+    let none = dir.path().join("none.parquet");
+    convert(&input, &none, &["--limit", "0"]);
+    let all = dir.path().join("all.csv");
+    convert(&input, &all, &["-n", "1000000"]);
+    let mut zero = Check::new("parquet", &none, &[&input]);
+    zero.limit = Some(0);
+    let reports = oracle_all(&[zero, Check::new("csv", &all, &[&input])]);
+    assert_eq!(reports[0]["rows"], 0);
+    assert_eq!(reports[1]["rows"], 8);
+}
+
+/// For each Parquet file: row groups, the compression of the first column chunk, rows.
+fn parquet_layouts(paths: &[PathBuf]) -> Vec<String> {
+    let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    python(&format!(
+        "import json, pyarrow.parquet as pq\n\
+         for path in json.loads({:?}):\n    \
+             m = pq.ParquetFile(path).metadata\n    \
+             print(m.num_row_groups, m.row_group(0).column(0).compression, m.num_rows)",
+        serde_json::to_string(&paths).unwrap()
+    ))
+    .lines()
+    .map(str::to_string)
+    .collect()
+}
+
+#[test]
+fn parquet_compression_and_row_groups() {
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    let mut checks = Vec::new();
+    let mut expected_layouts = Vec::new();
+    for (arg, expected) in [
+        (None, "ZSTD"),
+        (Some("zstd"), "ZSTD"),
+        (Some("snappy"), "SNAPPY"),
+        (Some("gzip"), "GZIP"),
+        (Some("lz4"), "LZ4"),
+        (Some("brotli"), "BROTLI"),
+        (Some("none"), "UNCOMPRESSED"),
+    ] {
+        let output = dir
+            .path()
+            .join(format!("{}.parquet", arg.unwrap_or("default")));
+        let mut extra = vec!["--row-group-size", "3000"];
+        if let Some(arg) = arg {
+            extra.extend(["--compression", arg]);
+        }
+        convert(&g.telemetry, &output, &extra);
+        // 8 000 rows in row groups of 3 000.
+        expected_layouts.push(format!("3 {expected} 8000"));
+        checks.push(Check::new("parquet", &output, &[&g.telemetry]));
+    }
+    let outputs: Vec<PathBuf> = checks.iter().map(|c| c.output.clone()).collect();
+    assert_eq!(parquet_layouts(&outputs), expected_layouts);
+    oracle_all(&checks);
+}
+
+#[test]
+fn parallel_parquet_encoding_is_deterministic() {
+    // Columns are encoded on several threads but appended in order: the file does not
+    // depend on the thread count.
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for threads in ["1", "2", "8"] {
+        let output = dir.path().join(format!("t{threads}.parquet"));
+        convert(
+            &g.wide,
+            &output,
+            &["--threads", threads, "--row-group-size", "600"],
+        );
+        files.push(std::fs::read(&output).unwrap());
+    }
+    assert_eq!(files[0], files[1]);
+    assert_eq!(files[0], files[2]);
+    oracle_all(&[Check::new(
+        "parquet",
+        &dir.path().join("t8.parquet"),
+        &[&g.wide],
+    )]);
+}
+
+#[test]
+fn ipc_compression() {
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    let mut checks = Vec::new();
+    let mut sizes = Vec::new();
+    for (codec, ext) in [("none", "arrow"), ("zstd", "arrow"), ("lz4", "arrows")] {
+        let output = dir.path().join(format!("{codec}.{ext}"));
+        convert(&g.wide, &output, &["--compression", codec]);
+        sizes.push(std::fs::metadata(&output).unwrap().len());
+        checks.push(Check::new(
+            if ext == "arrow" { "arrow" } else { "arrows" },
+            &output,
+            &[&g.wide],
+        ));
+    }
+    assert!(sizes[1] < sizes[0] && sizes[2] < sizes[0], "{sizes:?}");
+    oracle_all(&checks);
+}
+
+#[test]
+fn summary_on_stderr_unless_quiet() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("order.parquet");
+    let out = avrow()
+        .arg("convert")
+        .arg(sample("order"))
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stdout.is_empty());
+    // No progress bar when stderr is not a terminal: just the summary line.
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("avrow: 1,500 rows: "), "{stderr}");
+    assert!(stderr.contains("order.avro (570.30 KiB) -> "), "{stderr}");
+    assert!(
+        stderr.contains("order.parquet (") && stderr.contains(" rows/s"),
+        "{stderr}"
+    );
+
+    let out = avrow()
+        .arg("convert")
+        .arg(sample("order"))
+        .arg("-o")
+        .arg(&output)
+        .args(["--force", "-q"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(out.stderr.is_empty() && out.stdout.is_empty());
+}
+
+#[test]
+fn new_outputs_get_ordinary_permissions() {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let output = dir.path().join("x.csv");
+        convert(&fixture("apache/weather.avro"), &output, &[]);
+        let mode = std::fs::metadata(&output).unwrap().permissions().mode();
+        // Not the 0600 of a temporary file: readable by others unless the umask says no.
+        let reference = dir.path().join("reference");
+        std::fs::write(&reference, b"").unwrap();
+        let expected = std::fs::metadata(&reference).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, expected & 0o777);
+    }
+}

@@ -1,0 +1,411 @@
+//! Every error path: one line on stderr, exit 1 for data and I/O errors, 2 for usage errors,
+//! no panic, no backtrace (RUST_BACKTRACE=1 is set), no partial or destroyed output.
+
+use crate::harness::{avrow, fixture, generated, names_in, one_error_line, sample};
+
+/// Runs avrow with `args`, expects exit status `code` and one error line; returns the line.
+fn fails(args: &[&std::ffi::OsStr], code: i32) -> String {
+    let out = avrow().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    one_error_line(&out.stderr)
+}
+
+fn os(s: &(impl AsRef<std::ffi::OsStr> + ?Sized)) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+#[test]
+fn missing_input_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.avro");
+    let output = dir.path().join("out.arrow");
+    let err = fails(&[os("convert"), os(&missing), os("-o"), os(&output)], 1);
+    assert!(
+        err.contains("missing.avro: No such file or directory"),
+        "{err}"
+    );
+    // Said once, not repeated by the error chain.
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    for sub in ["schema", "info", "count", "head"] {
+        let err = fails(&[os(sub), os(&missing)], 1);
+        assert!(
+            err.contains("missing.avro: No such file or directory"),
+            "{sub}: {err}"
+        );
+    }
+    let out = avrow().arg("validate").arg(&missing).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(one_error_line(&out.stderr).contains("missing.avro"));
+    assert_eq!(names_in(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn not_an_avro_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.avro");
+    std::fs::write(&text, "just some text\n").unwrap();
+    let empty = dir.path().join("empty.avro");
+    std::fs::write(&empty, "").unwrap();
+    let output = dir.path().join("out.parquet");
+    for input in [&text, &empty] {
+        let err = fails(&[os("convert"), os(input), os("-o"), os(&output)], 1);
+        assert!(err.contains("not an Avro container file"), "{err}");
+        for sub in ["schema", "info", "count", "head"] {
+            let err = fails(&[os(sub), os(input)], 1);
+            assert!(err.contains("not an Avro container file"), "{sub}: {err}");
+        }
+        let out = avrow().arg("validate").arg(input).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stdout).contains("not an Avro container file"));
+    }
+    assert!(!output.exists());
+}
+
+#[test]
+fn truncated_file_never_leaves_or_destroys_an_output() {
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    for ext in ["arrow", "arrows", "parquet", "csv", "ndjson"] {
+        let output = dir.path().join(format!("out.{ext}"));
+        let err = fails(&[os("convert"), os(&g.truncated), os("-o"), os(&output)], 1);
+        assert!(err.contains("truncated.avro: block "), "{err}");
+        assert!(err.contains("truncated file"), "{err}");
+        assert!(!output.exists());
+        // An existing output survives a failed --force conversion.
+        std::fs::write(&output, b"precious").unwrap();
+        fails(
+            &[
+                os("convert"),
+                os(&g.truncated),
+                os("-o"),
+                os(&output),
+                os("--force"),
+            ],
+            1,
+        );
+        assert_eq!(std::fs::read(&output).unwrap(), b"precious");
+    }
+    // No temporary file left behind.
+    assert_eq!(
+        names_in(dir.path()),
+        [
+            "out.arrow",
+            "out.arrows",
+            "out.csv",
+            "out.ndjson",
+            "out.parquet"
+        ]
+    );
+    let err = fails(&[os("info"), os(&g.truncated)], 1);
+    assert!(err.contains("block "), "{err}");
+    let err = fails(&[os("head"), os("-n"), os("100000"), os(&g.truncated)], 1);
+    assert!(err.contains("block "), "{err}");
+}
+
+#[test]
+fn existing_output_needs_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("out.csv");
+    std::fs::write(&output, b"keep me").unwrap();
+    let input = fixture("apache/weather.avro");
+    let err = fails(&[os("convert"), os(&input), os("-o"), os(&output)], 1);
+    assert!(
+        err.contains("out.csv already exists (use --force to replace it)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&output).unwrap(), b"keep me");
+    avrow()
+        .arg("convert")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(["--force", "-q"])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&output)
+        .unwrap()
+        .starts_with("station,time,temp\n"));
+    assert_eq!(names_in(dir.path()), ["out.csv"]);
+}
+
+#[test]
+fn unknown_output_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("order");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&input),
+            os("-o"),
+            os(&dir.path().join("out.xlsx")),
+        ],
+        2,
+    );
+    assert!(err.contains("unknown output extension .xlsx"), "{err}");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&input),
+            os("-o"),
+            os(&dir.path().join("noext")),
+        ],
+        2,
+    );
+    assert!(err.contains("no extension"), "{err}");
+    // An unknown --format value is clap's usage error.
+    let out = avrow()
+        .arg("convert")
+        .arg(&input)
+        .args(["-o", "x.out", "--format", "xlsx"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'xlsx'"));
+    assert_eq!(names_in(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn avro_output_and_reader_schemas_are_not_supported_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("order");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&input),
+            os("-o"),
+            os(&dir.path().join("out.avro")),
+        ],
+        2,
+    );
+    assert!(err.contains("Avro output is not supported yet"), "{err}");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&input),
+            os("-o"),
+            os(&dir.path().join("out")),
+            os("--format"),
+            os("avro"),
+        ],
+        2,
+    );
+    assert!(err.contains("Avro output is not supported yet"), "{err}");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&input),
+            os("-o"),
+            os(&dir.path().join("out.arrow")),
+            os("--reader-schema"),
+            os("reader.avsc"),
+        ],
+        2,
+    );
+    assert!(err.contains("not supported yet"), "{err}");
+    assert_eq!(names_in(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn stdout_needs_a_format() {
+    let err = fails(&[os("convert"), os(&sample("order")), os("-o"), os("-")], 2);
+    assert!(err.contains("needs --format"), "{err}");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&sample("order")),
+            os("--output-dir"),
+            os("out"),
+        ],
+        2,
+    );
+    assert!(err.contains("--output-dir needs --format"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    for args in [
+        &[][..],
+        &["frobnicate"],
+        &["convert"],
+        &["convert", "a.avro"],
+        &["convert", "a.avro", "-o", "x.arrow", "--output-dir", "d"],
+        &["convert", "a.avro", "-o", "x.arrow", "--batch-size", "0"],
+        &["convert", "a.avro", "-o", "x.arrow", "--no-such-flag"],
+        &["head", "a.avro", "-n", "minus-one"],
+        &["schema", "a.avro", "--fingerprint", "crc32"],
+        &["count"],
+    ] {
+        let out = avrow().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn options_that_do_not_fit_the_format() {
+    let input = sample("order");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&input),
+            os("-o"),
+            os("x.arrow"),
+            os("--compression"),
+            os("snappy"),
+        ],
+        2,
+    );
+    assert!(
+        err.contains("--compression snappy does not apply to Arrow IPC file output"),
+        "{err}"
+    );
+    let err = fails(
+        &[
+            os("convert"),
+            os(&input),
+            os("-o"),
+            os("x.csv"),
+            os("--compression"),
+            os("zstd"),
+        ],
+        2,
+    );
+    assert!(err.contains("only Parquet and Arrow IPC"), "{err}");
+    let err = fails(
+        &[os("convert"), os("-"), os(&input), os("-o"), os("x.csv")],
+        2,
+    );
+    assert!(err.contains("cannot be combined"), "{err}");
+    let err = fails(
+        &[
+            os("convert"),
+            os("-"),
+            os("--output-dir"),
+            os("d"),
+            os("--format"),
+            os("csv"),
+        ],
+        2,
+    );
+    assert!(err.contains("standard input has no name"), "{err}");
+}
+
+#[test]
+fn parquet_refuses_unions_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("u.parquet");
+    let input = fixture("apache/with-union.avro");
+    let err = fails(&[os("convert"), os(&input), os("-o"), os(&output)], 1);
+    assert!(err.contains("Parquet cannot store column data1"), "{err}");
+    assert!(names_in(dir.path()).is_empty());
+    // Leaving the union columns out works.
+    avrow()
+        .arg("convert")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(["--columns", "data2", "-q"])
+        .assert()
+        .code(1); // data2 is a record holding a union: still refused
+    avrow()
+        .arg("convert")
+        .arg(fixture("spark/alltypes_plain.avro"))
+        .arg("-o")
+        .arg(&output)
+        .args(["--columns", "id,string_col", "-q"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn unknown_projection_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("p.arrow");
+    let err = fails(
+        &[
+            os("convert"),
+            os(&sample("order")),
+            os("-o"),
+            os(&output),
+            os("--columns"),
+            os("id,nope"),
+        ],
+        1,
+    );
+    assert!(err.contains("nope"), "{err}");
+    assert_eq!(err.matches("nope").count(), 1, "{err}");
+    let err = fails(
+        &[
+            os("head"),
+            os(&sample("order")),
+            os("--columns"),
+            os("lines.nope"),
+        ],
+        1,
+    );
+    assert!(err.contains("nope"), "{err}");
+    assert!(!output.exists());
+}
+
+#[test]
+fn unwritable_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("no/such/dir/out.arrow");
+    let err = fails(
+        &[os("convert"), os(&sample("order")), os("-o"), os(&output)],
+        1,
+    );
+    assert!(err.contains("cannot create a temporary file in"), "{err}");
+    // A directory as the output.
+    let err = fails(
+        &[
+            os("convert"),
+            os(&sample("order")),
+            os("-o"),
+            os(dir.path()),
+            os("--format"),
+            os("csv"),
+            os("--force"),
+        ],
+        1,
+    );
+    assert!(err.contains("is a directory"), "{err}");
+}
+
+#[test]
+fn patterns_and_directories_that_match_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = fails(&[os("count"), os(&dir.path().join("*.avro"))], 1);
+    assert!(err.contains("no file matches"), "{err}");
+    let err = fails(&[os("count"), os(dir.path())], 1);
+    assert!(err.contains("holds no .avro file"), "{err}");
+    let out = dir.path().join("x.arrow");
+    let err = fails(&[os("convert"), os(dir.path()), os("-o"), os(&out)], 1);
+    assert!(err.contains("holds no .avro file"), "{err}");
+}
+
+#[test]
+fn invalid_varint_kernel_is_reported() {
+    let out = avrow()
+        .args(["count"])
+        .arg(sample("order"))
+        .env("AVROW_VARINT", "warp")
+        .output()
+        .unwrap();
+    // count does not decode: it works whatever the kernel.
+    assert!(out.status.success());
+    let out = avrow()
+        .args(["head"])
+        .arg(sample("order"))
+        .env("AVROW_VARINT", "warp")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(one_error_line(&out.stderr).contains("AVROW_VARINT=warp"));
+}

@@ -1,0 +1,211 @@
+//! Several inputs (list, directory, glob) into one output or one output each; standard input
+//! and standard output.
+
+use crate::harness::{avrow, generated, names_in, one_error_line, oracle_all, sample, Check};
+
+#[test]
+fn several_inputs_into_one_output() {
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("both.parquet");
+    avrow()
+        .arg("convert")
+        .arg(&g.telemetry)
+        .arg(&g.telemetry_b)
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("avrow: 10,000 rows: 2 files"));
+    let reports = oracle_all(&[Check::new(
+        "parquet",
+        &output,
+        &[&g.telemetry, &g.telemetry_b],
+    )]);
+    assert_eq!(reports[0]["rows"], 10_000);
+}
+
+/// A directory with both telemetry files and a file that is not Avro (ignored: no .avro).
+fn telemetry_dir() -> tempfile::TempDir {
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(&g.telemetry, dir.path().join("a.avro")).unwrap();
+    std::fs::copy(&g.telemetry_b, dir.path().join("b.avro")).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), b"not avro").unwrap();
+    dir
+}
+
+#[test]
+fn a_directory_is_its_avro_files() {
+    let inputs = telemetry_dir();
+    let out = tempfile::tempdir().unwrap();
+    let output = out.path().join("all.arrow");
+    avrow()
+        .arg("convert")
+        .arg(inputs.path())
+        .arg("-o")
+        .arg(&output)
+        .arg("-q")
+        .assert()
+        .success();
+    let a = inputs.path().join("a.avro");
+    let b = inputs.path().join("b.avro");
+    oracle_all(&[Check::new("arrow", &output, &[&a, &b])]);
+}
+
+#[test]
+fn a_glob_pattern_is_expanded() {
+    let inputs = telemetry_dir();
+    let out = tempfile::tempdir().unwrap();
+    let output = out.path().join("all.csv");
+    avrow()
+        .arg("convert")
+        .arg(inputs.path().join("*.avro"))
+        .arg("-o")
+        .arg(&output)
+        .arg("-q")
+        .assert()
+        .success();
+    let a = inputs.path().join("a.avro");
+    let b = inputs.path().join("b.avro");
+    oracle_all(&[Check::new("csv", &output, &[&a, &b])]);
+    // count takes patterns too.
+    avrow()
+        .arg("count")
+        .arg(inputs.path().join("?.avro"))
+        .assert()
+        .success()
+        .stdout(predicates::str::ends_with("10000 total\n"));
+}
+
+#[test]
+fn output_dir_writes_one_output_per_input() {
+    let out = tempfile::tempdir().unwrap();
+    let target = out.path().join("new/sub");
+    let samples: Vec<_> = ["order", "wide", "telemetry", "counters"]
+        .into_iter()
+        .map(sample)
+        .collect();
+    avrow()
+        .arg("convert")
+        .args(&samples)
+        .arg("--output-dir")
+        .arg(&target)
+        .args(["--format", "arrows", "-q"])
+        .assert()
+        .success();
+    assert_eq!(
+        names_in(&target),
+        [
+            "counters.arrows",
+            "order.arrows",
+            "telemetry.arrows",
+            "wide.arrows"
+        ]
+    );
+    let checks: Vec<Check> = samples
+        .iter()
+        .map(|s| {
+            let name = format!("{}.arrows", s.file_stem().unwrap().to_string_lossy());
+            Check::new("arrows", &target.join(name), &[s])
+        })
+        .collect();
+    oracle_all(&checks);
+}
+
+#[test]
+fn output_dir_checks_every_output_before_converting() {
+    let out = tempfile::tempdir().unwrap();
+    std::fs::write(out.path().join("wide.csv"), b"keep").unwrap();
+    let assert = avrow()
+        .arg("convert")
+        .arg(sample("order"))
+        .arg(sample("wide"))
+        .arg("--output-dir")
+        .arg(out.path())
+        .args(["--format", "csv"])
+        .assert()
+        .code(1);
+    let err = one_error_line(&assert.get_output().stderr);
+    assert!(err.contains("wide.csv already exists"), "{err}");
+    // Nothing converted, nothing replaced.
+    assert_eq!(names_in(out.path()), ["wide.csv"]);
+    assert_eq!(std::fs::read(out.path().join("wide.csv")).unwrap(), b"keep");
+}
+
+#[test]
+fn output_dir_refuses_two_inputs_with_one_name() {
+    let inputs = tempfile::tempdir().unwrap();
+    std::fs::create_dir(inputs.path().join("x")).unwrap();
+    std::fs::create_dir(inputs.path().join("y")).unwrap();
+    std::fs::copy(sample("order"), inputs.path().join("x/data.avro")).unwrap();
+    std::fs::copy(sample("order"), inputs.path().join("y/data.avro")).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let assert = avrow()
+        .arg("convert")
+        .arg(inputs.path().join("x/data.avro"))
+        .arg(inputs.path().join("y/data.avro"))
+        .arg("--output-dir")
+        .arg(out.path())
+        .args(["--format", "parquet"])
+        .assert()
+        .code(1);
+    let err = one_error_line(&assert.get_output().stderr);
+    assert!(err.contains("would both be written to"), "{err}");
+    assert!(names_in(out.path()).is_empty());
+}
+
+#[test]
+fn schemas_that_differ_cannot_share_one_output() {
+    let out = tempfile::tempdir().unwrap();
+    let output = out.path().join("mixed.arrow");
+    let assert = avrow()
+        .arg("convert")
+        .arg(sample("order"))
+        .arg(sample("telemetry"))
+        .arg("-o")
+        .arg(&output)
+        .assert()
+        .code(1);
+    let err = one_error_line(&assert.get_output().stderr);
+    assert!(err.contains("different writer schema"), "{err}");
+    assert!(err.contains("--output-dir"), "{err}");
+    assert!(names_in(out.path()).is_empty());
+}
+
+#[test]
+fn stdin_to_stdout() {
+    let g = generated();
+    let dir = tempfile::tempdir().unwrap();
+    let mut checks = Vec::new();
+    for format in ["ndjson", "csv", "arrows", "arrow", "parquet"] {
+        let out = avrow()
+            .args(["convert", "-", "-o", "-", "--format", format])
+            .pipe_stdin(&g.order)
+            .unwrap()
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert!(stderr.contains("5,000 rows: <stdin> ("), "{stderr}");
+        assert!(stderr.contains("-> <stdout> ("), "{stderr}");
+        let output = dir.path().join(format!("stdout.{format}"));
+        std::fs::write(&output, &out.stdout).unwrap();
+        checks.push(Check::new(format, &output, &[&g.order]));
+    }
+    // Standard input to a file.
+    let output = dir.path().join("from-stdin.parquet");
+    avrow()
+        .args(["convert", "-", "-q", "-o"])
+        .arg(&output)
+        .pipe_stdin(&g.telemetry)
+        .unwrap()
+        .assert()
+        .success();
+    checks.push(Check::new("parquet", &output, &[&g.telemetry]));
+    oracle_all(&checks);
+}
