@@ -22,130 +22,14 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use avrow_benches::varint_data::{
+    data, decode_bulk, decode_single, encode_bulk, encode_single, Dist, DISTS, N,
+};
 use avrow_engine::dispatch_kernel;
-use avrow_engine::varint::{available_kernels, unzigzag64, zigzag64, Kernel, KernelKind, Scalar};
+use avrow_engine::varint::{available_kernels, unzigzag64, zigzag64, KernelKind};
 use criterion::measurement::{Measurement, ValueFormatter};
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use integer_encoding::VarInt;
-
-/// Values per operation.
-const N: usize = 64 * 1024;
-
-/// A length distribution: its label and the varint lengths it draws from uniformly.
-struct Dist {
-    name: &'static str,
-    lens: &'static [usize],
-}
-
-const DISTS: &[Dist] = &[
-    Dist {
-        name: "len1",
-        lens: &[1],
-    },
-    Dist {
-        name: "len2",
-        lens: &[2],
-    },
-    Dist {
-        name: "len3",
-        lens: &[3],
-    },
-    Dist {
-        name: "len4",
-        lens: &[4],
-    },
-    Dist {
-        name: "len5",
-        lens: &[5],
-    },
-    Dist {
-        name: "len8",
-        lens: &[8],
-    },
-    Dist {
-        name: "len10",
-        lens: &[10],
-    },
-    Dist {
-        name: "Mixed1-10",
-        lens: &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-    },
-    Dist {
-        name: "Mixed1-2",
-        lens: &[1, 2],
-    },
-];
-
-/// xorshift64*: deterministic, dependency-free random numbers.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
-/// A random raw value whose varint is exactly `len` bytes.
-fn raw_of_len(len: usize, r: u64) -> u64 {
-    if len == 1 {
-        return r & 0x7f;
-    }
-    let bits = (7 * len).min(64);
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1 << bits) - 1
-    };
-    (r & mask) | (1 << (7 * (len - 1)))
-}
-
-/// 64K zigzag longs of `dist` and their encoding.
-fn data(dist: &Dist) -> (Vec<i64>, Vec<u8>) {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let values: Vec<i64> = (0..N)
-        .map(|_| {
-            let len = dist.lens[(rng.next() % dist.lens.len() as u64) as usize];
-            unzigzag64(raw_of_len(len, rng.next()))
-        })
-        .collect();
-    let mut bytes = Vec::new();
-    Scalar.write_longs(&values, &mut bytes);
-    (values, bytes)
-}
-
-#[inline(never)]
-fn decode_single<K: Kernel>(k: K, buf: &[u8]) -> i64 {
-    let mut pos = 0;
-    let mut sum = 0i64;
-    for _ in 0..N {
-        sum = sum.wrapping_add(k.read_long(buf, &mut pos).unwrap());
-    }
-    sum
-}
-
-#[inline(never)]
-fn decode_bulk<K: Kernel>(k: K, buf: &[u8], out: &mut Vec<i64>) {
-    out.clear();
-    let mut pos = 0;
-    k.read_longs(buf, &mut pos, N, out).unwrap();
-}
-
-#[inline(never)]
-fn encode_single<K: Kernel>(k: K, values: &[i64], out: &mut Vec<u8>) {
-    out.clear();
-    for &v in values {
-        k.write_long(v, out);
-    }
-}
-
-#[inline(never)]
-fn encode_bulk<K: Kernel>(k: K, values: &[i64], out: &mut Vec<u8>) {
-    out.clear();
-    k.write_longs(values, out);
-}
 
 /// Criterion measurement: the thread's CPU time in nanoseconds (see the module docs), or wall
 /// time when `AVROW_BENCH_CLOCK=wall` or on other platforms.

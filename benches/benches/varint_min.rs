@@ -8,95 +8,15 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use avrow_benches::varint_data::{
+    data, decode_bulk, decode_single, encode_bulk, encode_single, DISTS, N,
+};
 use avrow_engine::dispatch_kernel;
-use avrow_engine::varint::{available_kernels, unzigzag64, zigzag64, Kernel, Scalar};
+use avrow_engine::varint::{available_kernels, unzigzag64, zigzag64};
 use integer_encoding::VarInt;
 
-/// Values per operation.
-const N: usize = 64 * 1024;
 /// Repetitions per cell; the fastest is reported.
 const REPS: usize = 150;
-
-const DISTS: &[(&str, &[usize])] = &[
-    ("len1", &[1]),
-    ("len2", &[2]),
-    ("len3", &[3]),
-    ("len4", &[4]),
-    ("len5", &[5]),
-    ("len8", &[8]),
-    ("len10", &[10]),
-    ("Mixed1-10", &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
-    ("Mixed1-2", &[1, 2]),
-];
-
-/// xorshift64*, the same generator and seed as `benches/varint.rs`.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-}
-
-fn raw_of_len(len: usize, r: u64) -> u64 {
-    if len == 1 {
-        return r & 0x7f;
-    }
-    let bits = (7 * len).min(64);
-    let mask = if bits == 64 {
-        u64::MAX
-    } else {
-        (1 << bits) - 1
-    };
-    (r & mask) | (1 << (7 * (len - 1)))
-}
-
-fn data(lens: &[usize]) -> (Vec<i64>, Vec<u8>) {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let values: Vec<i64> = (0..N)
-        .map(|_| {
-            let len = lens[(rng.next() % lens.len() as u64) as usize];
-            unzigzag64(raw_of_len(len, rng.next()))
-        })
-        .collect();
-    let mut bytes = Vec::new();
-    Scalar.write_longs(&values, &mut bytes);
-    (values, bytes)
-}
-
-#[inline(never)]
-fn decode_single<K: Kernel>(k: K, buf: &[u8]) -> i64 {
-    let mut pos = 0;
-    let mut sum = 0i64;
-    for _ in 0..N {
-        sum = sum.wrapping_add(k.read_long(buf, &mut pos).unwrap());
-    }
-    sum
-}
-
-#[inline(never)]
-fn decode_bulk<K: Kernel>(k: K, buf: &[u8], out: &mut Vec<i64>) {
-    out.clear();
-    let mut pos = 0;
-    k.read_longs(buf, &mut pos, N, out).unwrap();
-}
-
-#[inline(never)]
-fn encode_single<K: Kernel>(k: K, values: &[i64], out: &mut Vec<u8>) {
-    out.clear();
-    for &v in values {
-        k.write_long(v, out);
-    }
-}
-
-#[inline(never)]
-fn encode_bulk<K: Kernel>(k: K, values: &[i64], out: &mut Vec<u8>) {
-    out.clear();
-    k.write_longs(values, out);
-}
 
 /// Fastest of `REPS` runs of `f`, in ns per value.
 fn min_ns<F: FnMut()>(mut f: F) -> f64 {
@@ -127,8 +47,9 @@ fn main() {
         head.extend(names.iter().map(|k| format!("{k}-bulk")));
         head.extend(["prost-bulk".into(), "memcpy".into()]);
         println!("| {} |\n|{}", head.join(" | "), "---|".repeat(head.len()));
-        for &(name, lens) in DISTS.iter().filter(|d| selected(d.0)) {
-            let (values, bytes) = data(lens);
+        for dist in DISTS.iter().filter(|d| selected(d.name)) {
+            let name = dist.name;
+            let (values, bytes) = data(dist);
             let mut out = Vec::with_capacity(N);
             let mut row = vec![name.to_string()];
             for &kind in &kinds {
@@ -189,8 +110,9 @@ fn main() {
         head.extend(names.iter().map(|k| format!("{k}-bulk")));
         head.push("memcpy".into());
         println!("| {} |\n|{}", head.join(" | "), "---|".repeat(head.len()));
-        for &(name, lens) in DISTS.iter().filter(|d| selected(d.0)) {
-            let (values, bytes) = data(lens);
+        for dist in DISTS.iter().filter(|d| selected(d.name)) {
+            let name = dist.name;
+            let (values, bytes) = data(dist);
             let mut out = Vec::with_capacity(bytes.len() + 16);
             let mut slice = vec![0u8; N * 10];
             let mut row = vec![name.to_string()];

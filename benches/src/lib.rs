@@ -1,6 +1,7 @@
-//! Shared pieces of avrow's benchmarks: the benchmark files (generated once, cached under
+//! Shared pieces of avrow's benchmarks: the varint benchmarks' data and operations, the benchmark files (generated once, cached under
 //! `target/bench-data/`) and the apache-avro `Value` → Arrow conversion that stands for the path
 //! DataFusion used before arrow-avro (read `Value`s, then fill Arrow builders column by column).
 
 pub mod data;
 pub mod value_to_arrow;
+pub mod varint_data;
