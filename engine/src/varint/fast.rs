@@ -21,17 +21,6 @@ impl Kernel for Fast {
     }
 
     #[inline]
-    fn read_longs(
-        self,
-        buf: &[u8],
-        pos: &mut usize,
-        n: usize,
-        out: &mut Vec<i64>,
-    ) -> Result<(), VarintError> {
-        bulk::read_longs(Swar, buf, pos, n, out, &mut BulkHint::default())
-    }
-
-    #[inline]
     fn read_longs_hinted(
         self,
         buf: &[u8],
@@ -41,17 +30,6 @@ impl Kernel for Fast {
         hint: &mut BulkHint,
     ) -> Result<(), VarintError> {
         bulk::read_longs(Swar, buf, pos, n, out, hint)
-    }
-
-    #[inline]
-    fn read_ints(
-        self,
-        buf: &[u8],
-        pos: &mut usize,
-        n: usize,
-        out: &mut Vec<i32>,
-    ) -> Result<(), VarintError> {
-        bulk::read_ints(Swar, buf, pos, n, out, &mut BulkHint::default())
     }
 
     #[inline]

@@ -134,29 +134,34 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
     /// On success `*pos` is past the last varint. On error `*pos` is unspecified and `out` is
     /// left with its original length (nothing appended); the error is the one the scalar
     /// reference meets first, value by value.
+    #[inline]
     fn read_longs(
         self,
         buf: &[u8],
         pos: &mut usize,
         n: usize,
         out: &mut Vec<i64>,
-    ) -> Result<(), VarintError>;
+    ) -> Result<(), VarintError> {
+        self.read_longs_hinted(buf, pos, n, out, &mut BulkHint::default())
+    }
 
     /// Decode `n` zigzag ints, appending them to `out` (same contract as [`Kernel::read_longs`];
     /// a value outside `i32` is [`VarintError::IntOutOfRange`] unless a decoding error comes
     /// first).
+    #[inline]
     fn read_ints(
         self,
         buf: &[u8],
         pos: &mut usize,
         n: usize,
         out: &mut Vec<i32>,
-    ) -> Result<(), VarintError>;
+    ) -> Result<(), VarintError> {
+        self.read_ints_hinted(buf, pos, n, out, &mut BulkHint::default())
+    }
 
     /// [`Kernel::read_longs`] for one of a series of arrays of the same column: `hint` carries
     /// the decoding mode (branchy or branch-free) measured on the previous arrays, so that short
     /// arrays of randomly varying lengths need not each measure it again.
-    #[inline]
     fn read_longs_hinted(
         self,
         buf: &[u8],
@@ -164,13 +169,9 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
         n: usize,
         out: &mut Vec<i64>,
         hint: &mut BulkHint,
-    ) -> Result<(), VarintError> {
-        let _ = hint;
-        self.read_longs(buf, pos, n, out)
-    }
+    ) -> Result<(), VarintError>;
 
     /// [`Kernel::read_ints`] with a [`BulkHint`] (see [`Kernel::read_longs_hinted`]).
-    #[inline]
     fn read_ints_hinted(
         self,
         buf: &[u8],
@@ -178,10 +179,7 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
         n: usize,
         out: &mut Vec<i32>,
         hint: &mut BulkHint,
-    ) -> Result<(), VarintError> {
-        let _ = hint;
-        self.read_ints(buf, pos, n, out)
-    }
+    ) -> Result<(), VarintError>;
 
     /// Skip `n` varints without decoding them, rejecting exactly what decoding them would
     /// reject. On error `*pos` is unspecified.

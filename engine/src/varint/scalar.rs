@@ -1,7 +1,7 @@
 //! The portable byte-at-a-time reference kernel: simple, obviously correct, the oracle for
 //! every other kernel.
 
-use super::{long_to_int, unzigzag64, Kernel, KernelKind, VarintError};
+use super::{long_to_int, unzigzag64, BulkHint, Kernel, KernelKind, VarintError};
 
 /// The reference kernel.
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,12 +28,13 @@ impl Kernel for Scalar {
         Err(VarintError::Overlong)
     }
 
-    fn read_longs(
+    fn read_longs_hinted(
         self,
         buf: &[u8],
         pos: &mut usize,
         n: usize,
         out: &mut Vec<i64>,
+        _hint: &mut BulkHint,
     ) -> Result<(), VarintError> {
         let start = out.len();
         out.reserve(n);
@@ -49,12 +50,13 @@ impl Kernel for Scalar {
         Ok(())
     }
 
-    fn read_ints(
+    fn read_ints_hinted(
         self,
         buf: &[u8],
         pos: &mut usize,
         n: usize,
         out: &mut Vec<i32>,
+        _hint: &mut BulkHint,
     ) -> Result<(), VarintError> {
         let start = out.len();
         out.reserve(n);

@@ -84,17 +84,6 @@ impl Kernel for Bmi2 {
     }
 
     #[inline]
-    fn read_longs(
-        self,
-        buf: &[u8],
-        pos: &mut usize,
-        n: usize,
-        out: &mut Vec<i64>,
-    ) -> Result<(), VarintError> {
-        bulk::read_longs(self.pext(), buf, pos, n, out, &mut BulkHint::default())
-    }
-
-    #[inline]
     fn read_longs_hinted(
         self,
         buf: &[u8],
@@ -104,17 +93,6 @@ impl Kernel for Bmi2 {
         hint: &mut BulkHint,
     ) -> Result<(), VarintError> {
         bulk::read_longs(self.pext(), buf, pos, n, out, hint)
-    }
-
-    #[inline]
-    fn read_ints(
-        self,
-        buf: &[u8],
-        pos: &mut usize,
-        n: usize,
-        out: &mut Vec<i32>,
-    ) -> Result<(), VarintError> {
-        bulk::read_ints(self.pext(), buf, pos, n, out, &mut BulkHint::default())
     }
 
     #[inline]
