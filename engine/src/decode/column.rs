@@ -737,12 +737,12 @@ impl Column {
     #[inline(never)]
     fn decode_nested<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         match self {
-            Column::Int64(p) => p.values.push(c.long()?),
-            Column::Int32(p) => p.values.push(c.int()?),
-            Column::Float64(p) => p.values.push(c.f64()?),
-            Column::Float32(p) => p.values.push(c.f32()?),
-            Column::Bytes(b) => b.push(c)?,
-            Column::Boolean(b) => b.push(c.boolean()?),
+            Column::Int64(_)
+            | Column::Int32(_)
+            | Column::Float64(_)
+            | Column::Float32(_)
+            | Column::Bytes(_)
+            | Column::Boolean(_) => return self.decode_inline(c),
             Column::Nullable(n) => n.decode(c)?,
             Column::Struct(s) => s.decode(c)?,
             Column::List(l) => {
