@@ -144,8 +144,9 @@ pub struct ConvertArgs {
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 
-    /// Read with this reader schema (Avro schema resolution). Not supported yet: the avrow
-    /// library does not resolve schemas yet.
+    /// Read the data as this Avro schema (schema resolution: the output has its fields, in its
+    /// order; missing fields take their defaults, numbers are promoted). Inputs with different
+    /// writer schemas can then be converted into one output.
     #[arg(long, value_name = "FILE.avsc", value_hint = clap::ValueHint::FilePath)]
     pub reader_schema: Option<PathBuf>,
 

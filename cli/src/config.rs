@@ -7,7 +7,7 @@ use crate::error::usage;
 use crate::format::{Compression, Format};
 use crate::inputs::{self, Input};
 use anyhow::Result;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// How inputs are read: the `ReaderBuilder` options shared by `convert`, `head` and
 /// `validate`.
@@ -19,20 +19,34 @@ pub struct ReadOptions {
     pub batch_size: usize,
     /// Decoding threads (0: every core).
     pub threads: usize,
+    /// Read the data as this schema (schema resolution).
+    pub reader_schema: Option<avrow::Schema>,
 }
 
 impl ReadOptions {
     /// The reader builder for these options.
     pub fn builder(&self) -> avrow::ReaderBuilder {
-        let builder = avrow::ReaderBuilder::new()
+        let mut builder = avrow::ReaderBuilder::new()
             .with_batch_size(self.batch_size)
             .with_threads(self.threads);
+        if let Some(schema) = &self.reader_schema {
+            builder = builder.with_reader_schema(schema.clone());
+        }
         if self.columns.is_empty() {
             builder
         } else {
             builder.with_projection(self.columns.iter().cloned())
         }
     }
+}
+
+/// Reads and parses the `--reader-schema` file (an unreadable or invalid schema is a usage
+/// error: nothing has been opened yet).
+fn load_reader_schema(path: &Path) -> Result<avrow::Schema> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("--reader-schema {}: {e}", path.display())))?;
+    avrow::Schema::parse(&text)
+        .map_err(|e| usage(format!("--reader-schema {}: {e}", path.display())))
 }
 
 /// Where `convert` writes.
@@ -75,13 +89,11 @@ impl ConvertConfig {
     /// # Errors
     /// A usage error (exit status 2), or an input pattern or directory that matches nothing.
     pub fn new(args: ConvertArgs, quiet: bool) -> Result<ConvertConfig> {
-        if let Some(schema) = &args.reader_schema {
-            return Err(usage(format!(
-                "--reader-schema {}: reading with a reader schema is not supported yet \
-                 (the avrow library does not implement Avro schema resolution yet)",
-                schema.display()
-            )));
-        }
+        let reader_schema = args
+            .reader_schema
+            .as_deref()
+            .map(load_reader_schema)
+            .transpose()?;
         let format = args.format.map(Format::from_arg).transpose()?;
         let (target, format) = match (&args.output, &args.output_dir) {
             (Some(out), _) if out.as_os_str() == "-" => {
@@ -119,6 +131,7 @@ impl ConvertConfig {
                 columns: args.columns,
                 batch_size: usize::try_from(args.batch_size).unwrap_or(usize::MAX),
                 threads: args.threads,
+                reader_schema,
             },
             limit: args.limit,
             row_group_size: usize::try_from(args.row_group_size).unwrap_or(usize::MAX),
@@ -151,6 +164,7 @@ impl HeadConfig {
                 columns: args.columns,
                 batch_size: args.rows.clamp(1, avrow::avrow_engine::DEFAULT_BATCH_SIZE),
                 threads: 1,
+                reader_schema: None,
             },
             json: args.json,
         }

@@ -60,14 +60,21 @@ def project(value, tree):
     return value
 
 
-def read_avro(paths, columns, limit):
+def read_avro(paths, columns, limit, reader_schema=None):
     rows = []
     names = None
     record_schema = True
+    if reader_schema:
+        with open(reader_schema, encoding="utf-8") as f:
+            reader_schema = json.load(f)
     for path in paths:
         with open(path, "rb") as f:
-            reader = fastavro.reader(f)
-            schema = reader.writer_schema
+            if reader_schema:
+                reader = fastavro.reader(f, reader_schema=reader_schema)
+                schema = reader_schema
+            else:
+                reader = fastavro.reader(f)
+                schema = reader.writer_schema
             if names is None:
                 record_schema = isinstance(schema, dict) and schema.get("type") in (
                     "record", "error")
@@ -256,9 +263,10 @@ def compare_ndjson(path, names, rows, json_reader):
     return checked
 
 
-def check(fmt, output, inputs, columns="", limit=None, json_reader="pyarrow"):
+def check(fmt, output, inputs, columns="", limit=None, json_reader="pyarrow",
+          reader_schema=None):
     columns = [c for c in columns.split(",") if c]
-    names, rows = read_avro(inputs, columns, limit)
+    names, rows = read_avro(inputs, columns, limit, reader_schema)
     if fmt == "csv":
         checked = compare_csv(output, names, rows)
     elif fmt == "ndjson":
@@ -271,7 +279,8 @@ def check(fmt, output, inputs, columns="", limit=None, json_reader="pyarrow"):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--jobs", help="a JSON file holding a list of checks "
-                        "({format, output, inputs, columns?, limit?, json_reader?}); "
+                        "({format, output, inputs, columns?, limit?, json_reader?, "
+                        "reader_schema?}); "
                         "prints a JSON list of reports")
     parser.add_argument("--format", choices=["parquet", "arrow", "arrows", "csv", "ndjson"])
     parser.add_argument("--output")
@@ -294,7 +303,8 @@ def main():
         try:
             reports.append(check(job["format"], job["output"], job["inputs"],
                                  job.get("columns") or "", job.get("limit"),
-                                 job.get("json_reader") or "pyarrow"))
+                                 job.get("json_reader") or "pyarrow",
+                                 job.get("reader_schema")))
         except Mismatch as e:
             print(f"{job['output']}: {e}", file=sys.stderr)
             sys.exit(1)

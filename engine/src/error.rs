@@ -63,6 +63,16 @@ pub enum DecodeErrorKind {
     TooLarge(String),
     /// Bytes left over after the block's last record.
     TrailingBytes(usize),
+    /// Schema resolution: the writer's enum symbol has no counterpart in the reader's enum,
+    /// which has no default symbol.
+    UnresolvedEnumSymbol(String),
+    /// Schema resolution: the writer's union branch matches no branch of the reader's schema.
+    UnresolvedUnionBranch {
+        /// The writer's branch index.
+        index: i64,
+        /// The writer's branch type.
+        branch: String,
+    },
 }
 
 impl fmt::Display for DecodeErrorKind {
@@ -99,6 +109,14 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::TrailingBytes(n) => {
                 write!(f, "{n} bytes left over after the block's last record")
             }
+            DecodeErrorKind::UnresolvedEnumSymbol(symbol) => write!(
+                f,
+                "enum symbol {symbol:?} of the writer's schema is not in the reader's enum, which has no default"
+            ),
+            DecodeErrorKind::UnresolvedUnionBranch { index, branch } => write!(
+                f,
+                "union branch {index} ({branch}) of the writer's schema matches nothing in the reader's schema"
+            ),
         }
     }
 }
@@ -204,8 +222,9 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
-/// An error turning a schema into a decode plan: an unknown projection path, or a schema whose
-/// Arrow mapping would be unreasonable (too deep, too large, too many union branches).
+/// An error turning a schema into a decode plan: an unknown projection path, a schema whose
+/// Arrow mapping would be unreasonable (too deep, too large, too many union branches), or a
+/// reader schema that cannot resolve the writer schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PlanError {
     /// A projection names a field the schema does not have.
@@ -219,4 +238,13 @@ pub enum PlanError {
     /// The schema cannot be mapped to Arrow.
     #[error("unsupported schema: {0}")]
     Unsupported(String),
+    /// The reader's schema cannot read data written with the writer's schema (Avro schema
+    /// resolution rules).
+    #[error("reader schema does not match the writer schema at {}: {reason}", if path.is_empty() { "the top level" } else { path.as_str() })]
+    Incompatible {
+        /// The field path in the reader's schema (empty for the top level).
+        path: String,
+        /// What does not match.
+        reason: String,
+    },
 }

@@ -9,7 +9,7 @@ use crate::sequential::Sequential;
 use crate::source::{BlockContext, BlockSource, FileInput, Input};
 use crate::unit::WorkerState;
 use avrow_engine::varint::{self, KernelKind};
-use avrow_engine::{DecodeOptions, DecodePlan, DEFAULT_BATCH_SIZE};
+use avrow_engine::{DecodeOptions, DecodePlan, Schema, DEFAULT_BATCH_SIZE};
 use bytes::Bytes;
 use std::io::{BufReader, Read};
 use std::ops::Range;
@@ -44,6 +44,7 @@ pub struct ReaderBuilder {
     use_mmap: bool,
     threads: usize,
     range: Option<Range<u64>>,
+    reader_schema: Option<Schema>,
 }
 
 impl Default for ReaderBuilder {
@@ -64,7 +65,39 @@ impl ReaderBuilder {
             use_mmap: true,
             threads: 0,
             range: None,
+            reader_schema: None,
         }
+    }
+
+    /// Read the data as `schema` (Avro schema resolution) instead of the writer's schema: the
+    /// batches have the reader schema's fields in its order; fields only the writer has are
+    /// skipped, fields only the reader has take their defaults, numbers are promoted
+    /// (`int` → `long`/`float`/`double`, `long` → `float`/`double`, `float` → `double`),
+    /// `string` and `bytes` read as each other, enum symbols and union branches are matched by
+    /// name and type, and record fields and named types also by the reader's aliases. The
+    /// projection names reader fields. Files with different writer schemas can be read
+    /// together ([`open_many`](ReaderBuilder::open_many)) as long as each resolves.
+    ///
+    /// A reader schema that cannot read a file's writer schema fails when the file is opened
+    /// ([`Error::Plan`]); a writer enum symbol or union branch that has no counterpart fails
+    /// only if the data holds one.
+    ///
+    /// ```
+    /// use avrow::{ReaderBuilder, Schema};
+    /// # let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/samples/order.avro");
+    /// let reader_schema = Schema::parse(r#"{"type": "record", "name": "Order", "fields": [
+    ///     {"name": "id", "type": "long"},
+    ///     {"name": "total", "type": "double"},
+    ///     {"name": "channel", "type": "string", "default": "web"}
+    /// ]}"#)?;
+    /// let mut reader = ReaderBuilder::new().with_reader_schema(reader_schema).open(file)?;
+    /// let batch = reader.next().unwrap()?;
+    /// assert_eq!(batch.schema().field(2).name(), "channel");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_reader_schema(mut self, schema: Schema) -> Self {
+        self.reader_schema = Some(schema);
+        self
     }
 
     /// Rows per batch (at least 1); batches never exceed it. With several threads, batches may
@@ -265,6 +298,7 @@ impl ReaderBuilder {
         Arc::new(BlockContext {
             file: name.into(),
             file_index: index,
+            plan: 0,
             codec: header.codec(),
             max_block_size: self.max_block_size,
         })
@@ -319,43 +353,87 @@ impl ReaderBuilder {
         })
     }
 
-    fn build(self, files: Vec<FileInput>) -> Result<Reader> {
-        let kernel = self.kernel()?;
-        let first = &files[0];
-        let plan = DecodePlan::new(first.header.schema(), &self.options).map_err(|source| {
-            Error::Plan {
-                file: first.ctx.file.to_string(),
-                source,
-            }
-        })?;
-        let canonical = first.header.schema().canonical_form();
-        for other in &files[1..] {
-            let same = other.header.schema().canonical_form() == canonical
-                && DecodePlan::new(other.header.schema(), &self.options)
-                    .is_ok_and(|p| p.arrow_schema().fields() == plan.arrow_schema().fields());
-            if !same {
-                return Err(Error::InvalidArgument(format!(
-                    "{} has a different writer schema than {}; files read together must share one schema",
-                    other.ctx.file, first.ctx.file
-                )));
-            }
+    /// The decode plan for a file with writer schema `writer`.
+    fn plan(&self, writer: &Schema, file: &str) -> Result<DecodePlan> {
+        match &self.reader_schema {
+            Some(reader) => DecodePlan::resolve(writer, reader, &self.options),
+            None => DecodePlan::new(writer, &self.options),
         }
-        let header = first.header.clone();
-        let schema = plan.arrow_schema().clone();
-        let decoder = plan
-            .decoder()
-            .with_kernel(kernel)
-            .with_batch_size(self.batch_size);
+        .map_err(|source| Error::Plan {
+            file: file.to_string(),
+            source,
+        })
+    }
+
+    fn build(self, mut files: Vec<FileInput>) -> Result<Reader> {
+        let kernel = self.kernel()?;
+        // One plan per distinct writer schema (by Parsing Canonical Form). Without a reader
+        // schema every file must have the first file's schema (logical types included); with
+        // one, each writer schema resolves to it.
+        let first_name = files[0].ctx.file.clone();
+        let mut plans: Vec<(String, DecodePlan)> = Vec::new();
+        for file in &mut files {
+            let writer = file.header.schema();
+            let canonical = writer.canonical_form();
+            let known = plans.iter().position(|(c, _)| *c == canonical);
+            let index = match known {
+                Some(index) if self.reader_schema.is_some() => index,
+                _ => {
+                    let plan = self.plan(writer, &file.ctx.file)?;
+                    match plans.first() {
+                        None => {}
+                        Some((_, first)) if self.reader_schema.is_some() => {
+                            debug_assert_eq!(
+                                plan.arrow_schema().fields(),
+                                first.arrow_schema().fields()
+                            );
+                        }
+                        Some((_, first))
+                            if known.is_some()
+                                && plan.arrow_schema().fields()
+                                    == first.arrow_schema().fields() => {}
+                        Some(_) => {
+                            return Err(Error::InvalidArgument(format!(
+                                "{} has a different writer schema than {first_name}; files read \
+                                 together must share one schema, or be read with a reader schema",
+                                file.ctx.file
+                            )));
+                        }
+                    }
+                    match known {
+                        Some(index) => index,
+                        None => {
+                            plans.push((canonical, plan));
+                            plans.len() - 1
+                        }
+                    }
+                }
+            };
+            Arc::make_mut(&mut file.ctx).plan = index;
+        }
+        let header = files[0].header.clone();
+        let schema = plans[0].1.arrow_schema().clone();
+        let decoders: Vec<_> = plans
+            .iter()
+            .map(|(_, plan)| {
+                plan.decoder()
+                    .with_kernel(kernel)
+                    .with_batch_size(self.batch_size)
+            })
+            .collect();
         let threads = self.threads();
         let source = BlockSource::new(files);
         let one_unit = source
             .known_len()
             .is_some_and(|len| len <= unit_bytes(Some(len), threads, 2 * threads));
         let engine = if threads == 1 || one_unit {
-            Engine::Sequential(Box::new(Sequential::new(source, WorkerState::new(decoder))))
+            Engine::Sequential(Box::new(Sequential::new(
+                source,
+                WorkerState::new(decoders),
+            )))
         } else {
             let pool = pool_for(threads)?;
-            Engine::Parallel(Box::new(Parallel::new(source, pool, threads, decoder)))
+            Engine::Parallel(Box::new(Parallel::new(source, pool, threads, decoders)))
         };
         Ok(Reader {
             header,

@@ -33,6 +33,7 @@ mod split;
 mod unit;
 
 pub use avrow_engine;
+pub use avrow_engine::Schema;
 pub use blocks::{Block, BlockReader};
 pub use builder::{ReaderBuilder, DEFAULT_MAX_BLOCK_SIZE};
 pub use codec::Codec;

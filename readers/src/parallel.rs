@@ -81,7 +81,8 @@ pub(crate) struct Parallel {
     source: BlockSource,
     pool: Arc<ThreadPool>,
     states: Arc<Mutex<Vec<WorkerState>>>,
-    prototype: RecordDecoder,
+    /// A decoder per plan, cloned for each new worker.
+    prototype: Vec<RecordDecoder>,
     window: usize,
     unit_bytes: u64,
     in_flight: VecDeque<InFlight>,
@@ -96,7 +97,7 @@ impl Parallel {
         source: BlockSource,
         pool: Arc<ThreadPool>,
         threads: usize,
-        prototype: RecordDecoder,
+        prototype: Vec<RecordDecoder>,
     ) -> Self {
         let window = 2 * threads.max(1);
         let unit_bytes = unit_bytes(source.known_len(), threads, window);

@@ -11,10 +11,13 @@ use std::io::{BufReader, Read};
 use std::sync::Arc;
 
 /// What every block of one input file shares: its name (for errors), codec and limits.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct BlockContext {
     pub(crate) file: Arc<str>,
     pub(crate) file_index: usize,
+    /// Which of the reader's decode plans reads this file (files with different writer
+    /// schemas, resolved to one reader schema, have different plans).
+    pub(crate) plan: usize,
     pub(crate) codec: Codec,
     pub(crate) max_block_size: usize,
 }

@@ -9,15 +9,22 @@ use avrow_engine::{DecodeError, DecodeErrorKind, RecordDecoder};
 
 /// What a worker keeps between units.
 pub(crate) struct WorkerState {
-    pub(crate) decoder: RecordDecoder,
+    /// One decoder per decode plan (one plan per distinct writer schema among the files; all
+    /// produce the same Arrow schema).
+    decoders: Vec<RecordDecoder>,
+    /// The decoder that may hold buffered rows.
+    current: usize,
     decompressor: Decompressor,
     scratch: Vec<u8>,
 }
 
 impl WorkerState {
-    pub(crate) fn new(decoder: RecordDecoder) -> Self {
+    /// `decoders` holds one decoder per plan (at least one).
+    pub(crate) fn new(decoders: Vec<RecordDecoder>) -> Self {
+        assert!(!decoders.is_empty(), "a worker needs a decoder");
         WorkerState {
-            decoder,
+            decoders,
+            current: 0,
             decompressor: Decompressor::default(),
             scratch: Vec::new(),
         }
@@ -38,8 +45,7 @@ impl WorkerState {
         block: &RawBlock,
         out: &mut Vec<RecordBatch>,
     ) -> Result<()> {
-        if let Some(batch) = self
-            .decoder
+        if let Some(batch) = self.decoders[self.current]
             .flush()
             .map_err(|e| Self::decode_error(block, e))?
         {
@@ -61,8 +67,13 @@ impl WorkerState {
         rows_ahead: u64,
         out: &mut Vec<RecordBatch>,
     ) -> Result<()> {
+        if block.ctx.plan != self.current {
+            // Rows of another writer schema are buffered: they end their batch here.
+            self.flush_into(block, out)?;
+            self.current = block.ctx.plan.min(self.decoders.len() - 1);
+        }
         let data = block.decompressed(&mut self.decompressor, &mut self.scratch)?;
-        let decoder = &mut self.decoder;
+        let decoder = &mut self.decoders[self.current];
         let count = decoder
             .check_record_count(block.count, data.len())
             .map_err(|e| Self::decode_error(block, e))?;

@@ -87,7 +87,8 @@ fn open(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Resu
             });
             builder.open_many(paths).map_err(|e| match e {
                 avrow::Error::InvalidArgument(message) => anyhow!(
-                    "{message} (convert them separately, or one output each with --output-dir)"
+                    "{message} (convert them separately, one output each with --output-dir, \
+                     or read them all as one schema with --reader-schema)"
                 ),
                 other => other.into(),
             })

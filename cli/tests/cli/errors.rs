@@ -2,6 +2,7 @@
 //! no panic, no backtrace (RUST_BACKTRACE=1 is set), no partial or destroyed output.
 
 use crate::harness::{avrow, fixture, generated, names_in, one_error_line, sample};
+use std::path::Path;
 
 /// Runs avrow with `args`, expects exit status `code` and one error line; returns the line.
 fn fails(args: &[&std::ffi::OsStr], code: i32) -> String {
@@ -170,7 +171,7 @@ fn unknown_output_format() {
 }
 
 #[test]
-fn avro_output_and_reader_schemas_are_not_supported_yet() {
+fn avro_output_is_not_supported_yet() {
     let dir = tempfile::tempdir().unwrap();
     let input = sample("order");
     let err = fails(
@@ -195,19 +196,53 @@ fn avro_output_and_reader_schemas_are_not_supported_yet() {
         2,
     );
     assert!(err.contains("Avro output is not supported yet"), "{err}");
-    let err = fails(
-        &[
-            os("convert"),
-            os(&input),
-            os("-o"),
-            os(&dir.path().join("out.arrow")),
-            os("--reader-schema"),
-            os("reader.avsc"),
-        ],
-        2,
-    );
-    assert!(err.contains("not supported yet"), "{err}");
     assert_eq!(names_in(dir.path()), Vec::<String>::new());
+}
+
+#[test]
+fn bad_reader_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("order");
+    let output = dir.path().join("out.arrow");
+    let convert = |schema: &Path, code: i32| {
+        fails(
+            &[
+                os("convert"),
+                os(&input),
+                os("-o"),
+                os(&output),
+                os("--reader-schema"),
+                os(schema),
+            ],
+            code,
+        )
+    };
+    // Missing or invalid: a usage error, before any input is read.
+    let err = convert(&dir.path().join("missing.avsc"), 2);
+    assert!(
+        err.contains("--reader-schema") && err.contains("missing.avsc"),
+        "{err}"
+    );
+    let invalid = dir.path().join("invalid.avsc");
+    std::fs::write(&invalid, r#"{"type":"record","name":"r"}"#).unwrap();
+    let err = convert(&invalid, 2);
+    assert!(
+        err.contains("invalid.avsc") && err.contains("invalid Avro schema"),
+        "{err}"
+    );
+    // Valid, but it cannot read the file: names the field and the reason.
+    let incompatible = dir.path().join("incompatible.avsc");
+    std::fs::write(
+        &incompatible,
+        r#"{"type":"record","name":"Order","fields":[{"name":"customer","type":"long"}]}"#,
+    )
+    .unwrap();
+    let err = convert(&incompatible, 1);
+    assert!(
+        err.contains("at customer") && err.contains("string cannot be read as the reader's long"),
+        "{err}"
+    );
+    assert_eq!(names_in(dir.path()), ["incompatible.avsc", "invalid.avsc"]);
 }
 
 #[test]

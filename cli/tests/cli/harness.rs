@@ -216,6 +216,8 @@ pub struct Check {
     /// Read NDJSON with Python's json module only (pyarrow cannot read a column whose values
     /// change type, as a union of string and int does).
     pub stdlib_json: bool,
+    /// `--reader-schema` of the conversion (fastavro reads the inputs with it too).
+    pub reader_schema: Option<PathBuf>,
 }
 
 impl Check {
@@ -228,6 +230,7 @@ impl Check {
             columns: None,
             limit: None,
             stdlib_json: false,
+            reader_schema: None,
         }
     }
 }
@@ -244,6 +247,7 @@ pub fn oracle_all(checks: &[Check]) -> Vec<Value> {
                 "columns": c.columns,
                 "limit": c.limit,
                 "json_reader": if c.stdlib_json { "stdlib" } else { "pyarrow" },
+                "reader_schema": c.reader_schema,
             })
         })
         .collect();

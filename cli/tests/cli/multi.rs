@@ -1,7 +1,9 @@
 //! Several inputs (list, directory, glob) into one output or one output each; standard input
 //! and standard output.
 
-use crate::harness::{avrow, generated, names_in, one_error_line, oracle_all, sample, Check};
+use crate::harness::{
+    avrow, generated, names_in, one_error_line, oracle_all, python, sample, Check,
+};
 
 #[test]
 fn several_inputs_into_one_output() {
@@ -171,6 +173,83 @@ fn schemas_that_differ_cannot_share_one_output() {
     assert!(err.contains("different writer schema"), "{err}");
     assert!(err.contains("--output-dir"), "{err}");
     assert!(names_in(out.path()).is_empty());
+}
+
+/// Inputs with different writer schemas, read as one reader schema into one output; fastavro
+/// reads the inputs with the same reader schema.
+#[test]
+fn a_reader_schema_joins_different_writer_schemas() {
+    let dir = tempfile::tempdir().unwrap();
+    let evolved = dir.path().join("evolved.avro");
+    let reader_schema = dir.path().join("reader.avsc");
+    std::fs::write(
+        &reader_schema,
+        r#"{"type":"record","name":"Reading","namespace":"bench","fields":[
+            {"name":"seq","type":"long"},
+            {"name":"device_id","type":"long"},
+            {"name":"temperature","type":"double"},
+            {"name":"humidity","type":["null","double"],"default":null},
+            {"name":"status","type":{"type":"enum","name":"Status",
+                "symbols":["OFFLINE","FAIL","WARN","OK","UNKNOWN"]}},
+            {"name":"site","type":"string","default":"unknown"},
+            {"name":"samples","type":{"type":"array","items":"double"}}]}"#,
+    )
+    .unwrap();
+    python(&format!(
+        r#"
+import fastavro
+schema = {{"type": "record", "name": "Reading", "namespace": "bench", "fields": [
+    {{"name": "site", "type": "string"}},
+    {{"name": "device_id", "type": "int"}},
+    {{"name": "seq", "type": "long"}},
+    {{"name": "status", "type": {{"type": "enum", "name": "Status", "symbols": ["OK", "UNKNOWN"]}}}},
+    {{"name": "temperature", "type": "float"}},
+    {{"name": "samples", "type": {{"type": "array", "items": "float"}}}},
+    {{"name": "extra", "type": ["null", "string"]}}]}}
+rows = [{{"site": "s%d" % i, "device_id": i * 7 - 300, "seq": 2**40 + i,
+          "status": ["OK", "UNKNOWN"][i % 2], "temperature": i / 4.0,
+          "samples": [float(j) / 8 for j in range(i % 5)], "extra": None if i % 3 else "x"}}
+        for i in range(500)]
+with open({path:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(schema), rows, codec="deflate", sync_interval=2000)
+"#,
+        path = evolved.to_str().unwrap()
+    ));
+    let telemetry = sample("telemetry");
+    let mut checks = Vec::new();
+    for format in ["parquet", "arrow"] {
+        let output = dir.path().join(format!("joined.{format}"));
+        avrow()
+            .arg("convert")
+            .arg(&telemetry)
+            .arg(&evolved)
+            .arg("--reader-schema")
+            .arg(&reader_schema)
+            .arg("-o")
+            .arg(&output)
+            .arg("--quiet")
+            .assert()
+            .success();
+        let mut check = Check::new(format, &output, &[&telemetry, &evolved]);
+        check.reader_schema = Some(reader_schema.clone());
+        checks.push(check);
+    }
+    let reports = oracle_all(&checks);
+    for report in &reports {
+        assert_eq!(
+            report["columns"],
+            serde_json::json!([
+                "seq",
+                "device_id",
+                "temperature",
+                "humidity",
+                "status",
+                "site",
+                "samples"
+            ])
+        );
+        assert!(report["values_checked"].as_u64().unwrap() > 0);
+    }
 }
 
 #[test]

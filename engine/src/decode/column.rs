@@ -4,6 +4,7 @@
 
 use super::bits::{Bits, Validity};
 use super::cursor::Cursor;
+use super::resolve::{decode_promoted, fill_zero_size, DefaultCol, PromotedCol, ResolvedUnion};
 use super::skip::Skip;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::{BulkHint, Kernel};
@@ -48,6 +49,14 @@ pub(crate) enum Column {
     Skip(Skip),
     /// A recursive type cut at the configured depth: any data here is an error.
     TooDeep(TooDeep),
+    /// Schema resolution: a reader field missing from the writer's schema, filled with its
+    /// default.
+    Default(Box<DefaultCol>),
+    /// Schema resolution: a writer number promoted to the reader's wider type.
+    Promoted(Box<PromotedCol>),
+    /// Schema resolution: a union whose writer branches map to the reader's schema other than
+    /// one to one.
+    Resolved(Box<ResolvedUnion>),
 }
 
 #[derive(Debug, Clone)]
@@ -265,6 +274,16 @@ pub(crate) struct EnumCol {
     keys: Vec<i32>,
     symbols: ArrayRef,
     n_symbols: usize,
+    /// Schema resolution: the reader's index of each writer symbol (`-1`: none, an error).
+    remap: Option<Arc<EnumRemap>>,
+}
+
+/// The writer's enum symbols resolved against the reader's.
+#[derive(Debug)]
+pub(crate) struct EnumRemap {
+    /// The reader's index of each writer symbol, `-1` where there is none.
+    pub(crate) keys: Box<[i32]>,
+    pub(crate) writer_symbols: Box<[String]>,
 }
 
 impl EnumCol {
@@ -280,7 +299,46 @@ impl EnumCol {
             keys: Vec::new(),
             symbols: Arc::new(StringArray::from(dict)),
             n_symbols: symbols.len(),
+            remap: None,
         }
+    }
+
+    /// Read the writer's indexes through `remap` (schema resolution).
+    pub(crate) fn with_remap(mut self, remap: EnumRemap) -> Self {
+        self.n_symbols = remap.keys.len();
+        self.remap = Some(Arc::new(remap));
+        self
+    }
+
+    fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        let start = c.pos;
+        let index = c.long()?;
+        if index < 0 || index as u64 >= self.n_symbols as u64 {
+            return Err(DecodeError::new(
+                DecodeErrorKind::EnumIndex {
+                    index,
+                    symbols: self.n_symbols,
+                },
+                start,
+            ));
+        }
+        let key = match &self.remap {
+            None => index as i32,
+            Some(remap) => {
+                let key = remap.keys[index as usize];
+                if key < 0 {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::UnresolvedEnumSymbol(
+                            remap.writer_symbols[index as usize].clone(),
+                        ),
+                        start,
+                    ));
+                }
+                key
+            }
+        };
+        self.keys.push(key);
+        Ok(())
     }
 }
 
@@ -439,9 +497,12 @@ pub(crate) struct StructCol {
     pub(crate) columns: Vec<Column>,
     /// The Avro field name of each entry of `columns` (for error paths).
     pub(crate) names: Vec<Arc<str>>,
-    /// The Arrow fields of the columns that are not skipped.
+    /// The Arrow fields of the columns that are not skipped (in output order).
     pub(crate) fields: Fields,
     pub(crate) len: usize,
+    /// Schema resolution: the output order of the columns (indexes into `columns`), when it
+    /// is not the order of the non-skipped columns (reader fields reordered or defaulted).
+    pub(crate) order: Option<Arc<[usize]>>,
 }
 
 impl StructCol {
@@ -452,7 +513,15 @@ impl StructCol {
             names,
             fields,
             len: 0,
+            order: None,
         }
+    }
+
+    /// Output the columns in this order (indexes into the columns); see [`StructCol::order`].
+    pub(crate) fn with_order(mut self, order: Vec<usize>) -> Self {
+        debug_assert!(order.iter().all(|&i| i < self.columns.len()));
+        self.order = Some(order.into());
+        self
     }
 
     /// Decode one record: primitive fields inline in this loop, nested ones through a call.
@@ -487,11 +556,13 @@ impl StructCol {
         self.len = self.len.min(len);
     }
 
-    pub(crate) fn append_zero_size(&mut self, n: usize) {
-        for col in &mut self.columns {
-            col.append_zero_size(n);
+    pub(crate) fn append_zero_size(&mut self, n: usize) -> Result<(), DecodeError> {
+        for (i, col) in self.columns.iter_mut().enumerate() {
+            col.append_zero_size(n)
+                .map_err(|e| e.in_field(&self.names[i]))?;
         }
         self.len += n;
+        Ok(())
     }
 
     pub(crate) fn validate_utf8(&mut self) -> Result<(), DecodeError> {
@@ -505,11 +576,18 @@ impl StructCol {
     /// The arrays of the kept columns.
     pub(crate) fn finish_columns(&mut self) -> Vec<ArrayRef> {
         self.len = 0;
-        self.columns
-            .iter_mut()
-            .filter(|c| !matches!(c, Column::Skip(_)))
-            .map(|c| c.finish(None))
-            .collect()
+        match &self.order {
+            None => self
+                .columns
+                .iter_mut()
+                .filter(|c| !matches!(c, Column::Skip(_)))
+                .map(|c| c.finish(None))
+                .collect(),
+            Some(order) => order
+                .iter()
+                .map(|&i| self.columns[i].finish(None))
+                .collect(),
+        }
     }
 
     fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
@@ -556,6 +634,15 @@ impl UnionCol {
             children,
             fields,
         }
+    }
+
+    /// Start a value in branch `branch` (which exists): returns the branch's column, to
+    /// append the value to.
+    pub(crate) fn push_branch(&mut self, branch: i8) -> &mut Column {
+        let child = &mut self.children[branch as usize];
+        self.type_ids.push(branch);
+        self.offsets.push(child.len() as i32);
+        child
     }
 }
 
@@ -701,8 +788,14 @@ impl NullableCol {
         Ok(())
     }
 
+    /// Start a non-null value (the caller appends it to the child).
+    #[inline]
+    pub(crate) fn push_valid(&mut self) {
+        self.validity.push(true);
+    }
+
     #[inline(always)]
-    fn push_null(&mut self) {
+    pub(crate) fn push_null(&mut self) {
         self.validity.push(false);
         match &mut self.child {
             Column::Int64(p) => p.values.push(0),
@@ -772,20 +865,7 @@ impl Column {
                 }
                 m.offsets.push(total as i32);
             }
-            Column::Enum(e) => {
-                let start = c.pos;
-                let index = c.long()?;
-                if index < 0 || index as u64 >= e.n_symbols as u64 {
-                    return Err(DecodeError::new(
-                        DecodeErrorKind::EnumIndex {
-                            index,
-                            symbols: e.n_symbols,
-                        },
-                        start,
-                    ));
-                }
-                e.keys.push(index as i32);
-            }
+            Column::Enum(e) => e.decode(c)?,
             Column::Fixed(f) => {
                 let b = c.take(f.size)?;
                 f.data.extend_from_slice(b);
@@ -842,6 +922,9 @@ impl Column {
                 child.decode(c)?;
             }
             Column::Skip(s) => s.skip(c)?,
+            Column::Default(d) => d.decode(c.k)?,
+            Column::Promoted(p) => decode_promoted(&mut p.column, p.promotion, c)?,
+            Column::Resolved(r) => r.decode(c)?,
             Column::TooDeep(t) => {
                 return Err(DecodeError::new(
                     DecodeErrorKind::RecursionLimit {
@@ -894,10 +977,7 @@ impl Column {
                 );
                 Ok(())
             }
-            _ if min_size == 0 => {
-                self.append_zero_size(n);
-                Ok(())
-            }
+            _ if min_size == 0 => self.append_zero_size(n),
             Column::Struct(s) => {
                 s.reserve(n);
                 for _ in 0..n {
@@ -936,6 +1016,9 @@ impl Column {
             Column::Union(u) => u.type_ids.len(),
             Column::Skip(_) => 0,
             Column::TooDeep(t) => t.len,
+            Column::Default(d) => d.column.len(),
+            Column::Promoted(p) => p.column.len(),
+            Column::Resolved(r) => r.out.len(),
         }
     }
 
@@ -953,6 +1036,9 @@ impl Column {
             Column::Duration(_) => 12,
             Column::Struct(s) => s.min_size(),
             Column::Skip(s) => s.min_size(),
+            Column::Default(_) => 0,
+            Column::Promoted(p) => p.promotion.min_size().unwrap_or(p.column.min_size()),
+            Column::Resolved(r) => r.min_size,
             Column::Boolean(_)
             | Column::Int32(_)
             | Column::Int64(_)
@@ -1014,21 +1100,54 @@ impl Column {
             }
             Column::Skip(_) => {}
             Column::TooDeep(t) => t.len = t.len.min(len),
+            Column::Default(d) => d.column.truncate(len),
+            Column::Promoted(p) => p.column.truncate(len),
+            Column::Resolved(r) => r.out.truncate(len),
         }
     }
 
     /// Append `n` values of a type whose encoding takes zero bytes (null, fixed(0), records of
     /// those), in O(1) per column.
-    fn append_zero_size(&mut self, n: usize) {
+    fn append_zero_size(&mut self, n: usize) -> Result<(), DecodeError> {
         match self {
             Column::Null(len) => *len += n,
             Column::Fixed(f) => {
                 debug_assert_eq!(f.size, 0);
                 f.len += n;
             }
-            Column::Struct(s) => s.append_zero_size(n),
+            Column::Struct(s) => s.append_zero_size(n)?,
             Column::Skip(_) => {}
+            Column::Default(_) | Column::Resolved(_) => fill_zero_size(self, n)?,
             other => debug_assert!(false, "append_zero_size on {other:?}"),
+        }
+        Ok(())
+    }
+
+    /// The variant's name, for internal error messages.
+    pub(crate) fn kind_name(&self) -> &'static str {
+        match self {
+            Column::Null(_) => "null",
+            Column::Boolean(_) => "boolean",
+            Column::Int32(_) => "int32",
+            Column::Int64(_) => "int64",
+            Column::Float32(_) => "float32",
+            Column::Float64(_) => "float64",
+            Column::Bytes(_) => "bytes",
+            Column::Fixed(_) => "fixed",
+            Column::Enum(_) => "enum",
+            Column::Decimal(_) => "decimal",
+            Column::UuidString(_) => "uuid",
+            Column::Duration(_) => "duration",
+            Column::List(_) => "list",
+            Column::Map(_) => "map",
+            Column::Struct(_) => "struct",
+            Column::Nullable(_) => "nullable",
+            Column::Union(_) => "union",
+            Column::Skip(_) => "skip",
+            Column::TooDeep(_) => "too-deep",
+            Column::Default(_) => "default",
+            Column::Promoted(_) => "promoted",
+            Column::Resolved(_) => "resolved union",
         }
     }
 
@@ -1075,6 +1194,9 @@ impl Column {
             }
             Column::Skip(_) => {}
             Column::TooDeep(t) => t.len += 1,
+            Column::Default(d) => d.column.append_placeholder(),
+            Column::Promoted(p) => p.column.append_placeholder(),
+            Column::Resolved(r) => r.out.append_placeholder(),
         }
     }
 
@@ -1099,6 +1221,9 @@ impl Column {
                 c.validity.reserve(n);
                 c.child.reserve(n);
             }
+            Column::Default(d) => d.column.reserve(n),
+            Column::Promoted(p) => p.column.reserve(n),
+            Column::Resolved(r) => r.out.reserve(n),
             _ => {}
         }
     }
@@ -1116,6 +1241,8 @@ impl Column {
             Column::Struct(s) => s.validate_utf8(),
             Column::Nullable(n) => n.child.validate_utf8(),
             Column::Union(u) => u.children.iter_mut().try_for_each(Column::validate_utf8),
+            Column::Default(d) => d.column.validate_utf8(),
+            Column::Resolved(r) => r.out.validate_utf8(),
             _ => Ok(()),
         }
     }
@@ -1201,6 +1328,9 @@ impl Column {
             }
             Column::Skip(_) => unreachable!("skipped columns are never finished"),
             Column::TooDeep(t) => Arc::new(NullArray::new(std::mem::take(&mut t.len))),
+            Column::Default(d) => d.column.finish(nulls),
+            Column::Promoted(p) => p.column.finish(nulls),
+            Column::Resolved(r) => r.out.finish(nulls),
         }
     }
 }

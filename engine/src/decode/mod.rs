@@ -8,10 +8,11 @@
 mod bits;
 pub(crate) mod column;
 mod cursor;
+pub(crate) mod resolve;
 pub(crate) mod skip;
 
 use crate::error::{DecodeError, DecodeErrorKind, PlanError};
-use crate::plan::{compile, DecodeOptions, AVRO_SCHEMA_KEY};
+use crate::plan::{compile, Compiled, DecodeOptions, AVRO_SCHEMA_KEY};
 use crate::schema::Schema;
 use crate::varint::{Kernel, KernelKind};
 use arrow_array::{RecordBatch, RecordBatchOptions};
@@ -54,7 +55,49 @@ impl DecodePlan {
     /// # Errors
     /// An unknown projection path, or a schema that cannot be mapped to Arrow.
     pub fn new(schema: &Schema, options: &DecodeOptions) -> Result<Self, PlanError> {
-        let compiled = compile(schema, options)?;
+        Self::build(compile(schema, None, options)?, schema)
+    }
+
+    /// Compile a plan that decodes data written with `writer` as the reader's schema `reader`
+    /// (Avro schema resolution): the batches have the reader's fields, in the reader's order;
+    /// fields only the writer has are skipped, fields only the reader has take their defaults,
+    /// numbers are promoted (`int` → `long`/`float`/`double`, `long` → `float`/`double`,
+    /// `float` → `double`), `string` and `bytes` read as each other, enum symbols and union
+    /// branches are matched by name and type. The projection names reader fields.
+    ///
+    /// ```
+    /// use avrow_engine::{DecodeOptions, DecodePlan, schema::Schema};
+    /// let writer = Schema::parse(r#"{"type":"record","name":"r","fields":[
+    ///     {"name":"id","type":"int"},{"name":"old","type":"string"}]}"#)?;
+    /// let reader = Schema::parse(r#"{"type":"record","name":"r","fields":[
+    ///     {"name":"added","type":"string","default":"none"},{"name":"id","type":"double"}]}"#)?;
+    /// let plan = DecodePlan::resolve(&writer, &reader, &DecodeOptions::default())?;
+    /// let mut decoder = plan.decoder();
+    /// // One record as the writer wrote it: id = 3, old = "x".
+    /// decoder.decode_block(&[0x06, 0x02, b'x'], 1)?;
+    /// let batch = decoder.flush()?.unwrap();
+    /// assert_eq!(batch.schema().field(0).name(), "added");
+    /// let id = batch.column(1).as_any().downcast_ref::<arrow_array::Float64Array>().unwrap();
+    /// assert_eq!(id.value(0), 3.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`PlanError::Incompatible`] where the reader's schema cannot read the writer's (a type
+    /// that no rule converts, a reader field without a default that the writer lacks, fixed
+    /// sizes or decimal scales that differ), and the errors of [`DecodePlan::new`]. Writer
+    /// enum symbols and union branches with no counterpart fail only if data uses them.
+    pub fn resolve(
+        writer: &Schema,
+        reader: &Schema,
+        options: &DecodeOptions,
+    ) -> Result<Self, PlanError> {
+        Self::build(compile(writer, Some(reader), options)?, reader)
+    }
+
+    /// The plan around compiled columns; `schema` is the schema of the output, recorded in the
+    /// Arrow schema's metadata.
+    fn build(compiled: Compiled, schema: &Schema) -> Result<Self, PlanError> {
         let metadata = HashMap::from([(AVRO_SCHEMA_KEY.to_string(), schema.json().to_string())]);
         let arrow = ArrowSchema::new_with_metadata(compiled.fields, metadata);
         let min_record_size = compiled.root.min_size();
@@ -186,8 +229,16 @@ impl RecordDecoder {
         n: usize,
     ) -> Result<(), DecodeError> {
         if self.min_record_size == 0 {
-            self.root.append_zero_size(n);
-            return Ok(());
+            // Nothing to read, but defaults may fill in values (strings among them).
+            let before = self.root.len;
+            let result = self
+                .root
+                .append_zero_size(n)
+                .and_then(|()| self.root.validate_utf8());
+            if result.is_err() {
+                self.root.truncate(before);
+            }
+            return result;
         }
         let before = self.root.len;
         let start = *pos;

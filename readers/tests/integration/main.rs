@@ -13,5 +13,6 @@ mod oracle;
 mod parallel;
 mod projection;
 mod recursion;
+mod resolution;
 mod robustness;
 mod schemas;
