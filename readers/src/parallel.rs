@@ -57,14 +57,18 @@ pub(crate) fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
-/// Target block bytes per unit for `threads` workers over an input of `len` bytes.
-pub(crate) fn unit_bytes(len: Option<u64>, threads: usize, window: usize) -> u64 {
+/// Target block bytes for the next unit for `threads` workers, with `remaining` bytes of input
+/// left (unknown for streams).
+///
+/// Guided scheduling: a quarter of each worker's share of what is left, so units start large
+/// (few short batches at unit ends, little per-unit overhead) and shrink towards the end of the
+/// input, where the last units decide when the workers finish together.
+pub(crate) fn unit_bytes(remaining: Option<u64>, threads: usize, window: usize) -> u64 {
     let cap = MAX_UNIT_BYTES
         .min(MAX_IN_FLIGHT_BYTES / window as u64)
         .max(MIN_UNIT_BYTES);
-    match len {
-        // Aim for about 8 units per thread so that uneven units still balance.
-        Some(len) => (len / (threads as u64 * 8)).clamp(MIN_UNIT_BYTES, cap),
+    match remaining {
+        Some(left) => (left / (threads as u64 * 4)).clamp(MIN_UNIT_BYTES, cap),
         None => STREAM_UNIT_BYTES.min(cap),
     }
 }
@@ -84,7 +88,9 @@ pub(crate) struct Parallel {
     /// A decoder per plan, cloned for each new worker.
     prototype: Vec<RecordDecoder>,
     window: usize,
-    unit_bytes: u64,
+    threads: usize,
+    /// Input bytes not yet handed to a unit (`None` for streams).
+    remaining: Option<u64>,
     in_flight: VecDeque<InFlight>,
     ready: VecDeque<RecordBatch>,
     pending_error: Option<Error>,
@@ -100,14 +106,15 @@ impl Parallel {
         prototype: Vec<RecordDecoder>,
     ) -> Self {
         let window = 2 * threads.max(1);
-        let unit_bytes = unit_bytes(source.known_len(), threads, window);
+        let remaining = source.known_len();
         Parallel {
             source,
             pool,
             states: Arc::new(Mutex::new(Vec::new())),
             prototype,
             window,
-            unit_bytes,
+            threads: threads.max(1),
+            remaining,
             in_flight: VecDeque::new(),
             ready: VecDeque::new(),
             pending_error: None,
@@ -120,9 +127,13 @@ impl Parallel {
     fn next_unit(&mut self) -> (Vec<RawBlock>, Option<Error>) {
         let mut blocks: Vec<RawBlock> = Vec::new();
         let mut bytes = 0u64;
-        while bytes < self.unit_bytes {
+        let target = unit_bytes(self.remaining, self.threads, self.window);
+        while bytes < target {
             match self.source.next_block() {
                 Ok(Some(block)) => {
+                    self.remaining = self
+                        .remaining
+                        .map(|r| r.saturating_sub(block.end - block.offset));
                     let other_file = blocks
                         .last()
                         .is_some_and(|b| b.ctx.file_index != block.ctx.file_index);
