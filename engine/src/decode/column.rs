@@ -3,7 +3,7 @@
 //! without copying.
 
 use super::bits::{Bits, Validity};
-use super::cursor::Cursor;
+use super::cursor::{Cursor, Sticky};
 use super::skip::Skip;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::{BulkHint, Kernel};
@@ -17,6 +17,44 @@ use arrow_buffer::{i256, Buffer, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::{DataType, FieldRef, Fields, UnionFields};
 use std::sync::Arc;
+
+/// Decode one value of a primitive column (or an enum) on the fast path, or `$other` for
+/// anything else.
+macro_rules! decode_primitive_sticky {
+    ($col:expr, $f:ident, $other:ident => $fallback:expr) => {
+        match $col {
+            Column::Int64(p) => {
+                let v = $f.long();
+                p.values.push(v);
+            }
+            Column::Int32(p) => {
+                let v = $f.int();
+                p.values.push(v);
+            }
+            Column::Float64(p) => {
+                let v = $f.f64();
+                p.values.push(v);
+            }
+            Column::Float32(p) => {
+                let v = $f.f32();
+                p.values.push(v);
+            }
+            Column::Bytes(b) => b.push_sticky($f),
+            Column::Boolean(b) => {
+                let v = $f.boolean();
+                b.push(v);
+            }
+            Column::Enum(e) => {
+                let index = $f.long();
+                if index as u64 >= e.n_symbols as u64 {
+                    $f.fail();
+                }
+                e.keys.push(index as i32);
+            }
+            $other => $fallback,
+        }
+    };
+}
 
 /// How a column's values are laid out; see the module docs. (`repr(u8)`: an explicit tag is
 /// cheaper to dispatch on in the hot loop than a niche-encoded one.)
@@ -122,6 +160,26 @@ impl BytesCol {
                 Ok(())
             }
             Err(_) => Err(offsets_overflow(start)),
+        }
+    }
+
+    /// [`BytesCol::push`] on the fast path.
+    #[inline(always)]
+    fn push_sticky<K: Kernel>(&mut self, f: &mut Sticky<'_, K>) {
+        let (from, n) = f.len_prefix();
+        if f.check_utf8
+            && self.kind == BytesKind::Utf8
+            && std::str::from_utf8(&f.buf[from..from + n]).is_err()
+        {
+            f.fail();
+        }
+        append_bytes(&mut self.data, f.buf, from, n);
+        match i32::try_from(self.data.len()) {
+            Ok(end) => self.offsets.push(end),
+            Err(_) => {
+                f.fail();
+                self.push_empty();
+            }
         }
     }
 
@@ -456,9 +514,56 @@ impl StructCol {
     }
 
     /// Decode one record: primitive fields inline in this loop, nested ones through a call.
-    /// Always inlined, so that a list of records runs this loop without a call per item.
     #[inline(always)]
     pub(crate) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        self.decode_n(c, 1).map_err(|(_, e)| e)
+    }
+
+    /// Decode `n` consecutive records (the items of an array block, or a block's rows). On
+    /// error, the index of the record that failed (the records before it are complete).
+    /// Always inlined, so that a list of records runs this loop without a call per item.
+    ///
+    /// The fast path reads primitives through a [`Sticky`] cursor held in registers and checks
+    /// for errors once per record, at its end; a record that failed is dropped and decoded
+    /// again by [`StructCol::decode_slow`], which finds the error and names its field.
+    #[inline(always)]
+    pub(crate) fn decode_n<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        let mut start = c.pos;
+        let f = &mut Sticky::new(c);
+        for i in 0..n {
+            for col in self.columns.iter_mut() {
+                decode_primitive_sticky!(col, f, other => match other {
+                    Column::Nullable(n) => n.decode_sticky(f, c),
+                    other => nested_sticky(other, f, c),
+                });
+            }
+            if f.failed() {
+                self.decode_slow(c, start).map_err(|e| (i, e))?;
+                *f = Sticky::new(c);
+            } else {
+                self.len += 1;
+            }
+            start = f.pos;
+        }
+        c.pos = f.pos;
+        Ok(())
+    }
+
+    /// Decode again, value by value with [`Cursor`]'s errors, a record whose fast path failed
+    /// (after dropping what the fast path appended).
+    #[cold]
+    #[inline(never)]
+    fn decode_slow<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        start: usize,
+    ) -> Result<(), DecodeError> {
+        self.truncate(self.len);
+        c.pos = start;
         for (i, col) in self.columns.iter_mut().enumerate() {
             if let Err(e) = col.decode_inline(c) {
                 return Err(e.in_field(&self.names[i]));
@@ -679,7 +784,36 @@ macro_rules! decode_primitive {
     };
 }
 
+/// Decode a nested value from the fast path with [`Cursor`]; an error just fails the record
+/// (it is found again by [`StructCol::decode_slow`]).
+#[inline(always)]
+fn nested_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
+    if f.failed() {
+        return;
+    }
+    c.pos = f.pos;
+    if col.decode_nested(c).is_ok() {
+        f.pos = c.pos;
+    } else {
+        f.fail();
+    }
+}
+
 impl NullableCol {
+    /// [`NullableCol::decode`] on the fast path.
+    #[inline(always)]
+    fn decode_sticky<K: Kernel>(&mut self, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
+        let branch = f.long();
+        if branch == 1 - self.null_index {
+            self.validity.push(true);
+            decode_primitive_sticky!(&mut self.child, f, other => nested_sticky(other, f, c));
+        } else if branch == self.null_index {
+            self.push_null();
+        } else {
+            f.fail();
+        }
+    }
+
     #[inline(always)]
     fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         let start = c.pos;
@@ -900,10 +1034,7 @@ impl Column {
             }
             Column::Struct(s) => {
                 s.reserve(n);
-                for _ in 0..n {
-                    s.decode(c)?;
-                }
-                Ok(())
+                s.decode_n(c, n).map_err(|(_, e)| e)
             }
             _ => {
                 self.reserve(n);

@@ -207,3 +207,134 @@ impl<'a, K: Kernel> Cursor<'a, K> {
         Ok(Some((count as u64, None)))
     }
 }
+
+/// The read position of the record fast path ([`StructCol::decode_n`](super::column::StructCol)):
+/// reads never return an error. A failed read sets a flag, moves to the end of the data (so
+/// that every later read fails too, and no length read afterwards can reserve or copy anything)
+/// and yields a placeholder; each record is checked once, at its end ([`Sticky::failed`]), and
+/// if it failed it is decoded again with [`Cursor`], whose errors name the field and the byte
+/// offset.
+///
+/// Held in a local, it lives in registers across a record's fields: the primitive reads need no
+/// memory traffic and no `Result` check per field.
+pub(crate) struct Sticky<'a, K> {
+    pub(crate) buf: &'a [u8],
+    /// Always `<= buf.len()`.
+    pub(crate) pos: usize,
+    pub(crate) k: K,
+    failed: bool,
+    pub(crate) check_utf8: bool,
+}
+
+/// Marks the branch that calls it as unlikely.
+#[cold]
+#[inline(never)]
+fn cold() {}
+
+impl<'a, K: Kernel> Sticky<'a, K> {
+    #[inline(always)]
+    pub(crate) fn new(c: &Cursor<'a, K>) -> Self {
+        let mut f = Sticky {
+            buf: c.buf,
+            pos: c.pos,
+            k: c.k,
+            failed: false,
+            check_utf8: c.check_utf8,
+        };
+        if c.pos > c.buf.len() {
+            f.fail();
+        }
+        f
+    }
+
+    /// Whether a read failed.
+    #[inline(always)]
+    pub(crate) fn failed(&self) -> bool {
+        self.failed
+    }
+
+    /// Record a failure: later reads all fail (at the end of the data).
+    #[inline(always)]
+    pub(crate) fn fail(&mut self) {
+        cold();
+        self.failed = true;
+        self.pos = self.buf.len();
+    }
+
+    #[inline(always)]
+    pub(crate) fn long(&mut self) -> i64 {
+        match self.k.read_long(self.buf, &mut self.pos) {
+            Ok(v) => v,
+            Err(_) => {
+                self.fail();
+                0
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn int(&mut self) -> i32 {
+        let v = self.long();
+        if v as i32 as i64 != v {
+            self.fail();
+        }
+        v as i32
+    }
+
+    #[inline(always)]
+    fn array<const N: usize>(&mut self) -> [u8; N] {
+        match self
+            .buf
+            .get(self.pos..)
+            .and_then(|rest| rest.first_chunk::<N>())
+        {
+            Some(b) => {
+                self.pos += N;
+                *b
+            }
+            None => {
+                self.fail();
+                [0; N]
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn f32(&mut self) -> f32 {
+        f32::from_le_bytes(self.array::<4>())
+    }
+
+    #[inline(always)]
+    pub(crate) fn f64(&mut self) -> f64 {
+        f64::from_le_bytes(self.array::<8>())
+    }
+
+    #[inline(always)]
+    pub(crate) fn boolean(&mut self) -> bool {
+        match self.buf.get(self.pos) {
+            Some(&b) if b <= 1 => {
+                self.pos += 1;
+                b == 1
+            }
+            _ => {
+                self.fail();
+                false
+            }
+        }
+    }
+
+    /// A length prefix (`bytes`, `string`) and the value's start: `buf[from..from + n]` is in
+    /// bounds (empty after a failure).
+    #[inline(always)]
+    pub(crate) fn len_prefix(&mut self) -> (usize, usize) {
+        let n = self.long();
+        if n as u64 > (self.buf.len() - self.pos) as u64 {
+            // Negative (huge as u64) or longer than the data left.
+            self.fail();
+            return (self.pos, 0);
+        }
+        let from = self.pos;
+        self.pos += n as usize;
+        (from, n as usize)
+    }
+}

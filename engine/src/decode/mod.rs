@@ -240,11 +240,9 @@ impl RecordDecoder {
         // `n` is bounded by the bytes of the block (see `check_record_count`), the rows of the
         // last batch by data already decoded.
         self.root.reserve(n.max(self.batch_start_rows()));
-        for i in 0..n {
-            if let Err(e) = self.root.decode(&mut c) {
-                return Err(e.at_record(i as u64));
-            }
-        }
+        self.root
+            .decode_n(&mut c, n)
+            .map_err(|(i, e)| e.at_record(i as u64))?;
         *pos = c.pos;
         Ok(())
     }
