@@ -536,9 +536,28 @@ impl StructCol {
         let f = &mut Sticky::new(c);
         for i in 0..n {
             for col in self.columns.iter_mut() {
+                // Every variant is named (no `_`), so that the jump table covers all tags and
+                // needs no range check.
                 decode_primitive_sticky!(col, f, other => match other {
                     Column::Nullable(n) => n.decode_sticky(f, c),
-                    other => nested_sticky(other, f, c),
+                    other @ (Column::Null(_)
+                    | Column::Int32(_)
+                    | Column::Int64(_)
+                    | Column::Float32(_)
+                    | Column::Float64(_)
+                    | Column::Bytes(_)
+                    | Column::Boolean(_)
+                    | Column::Enum(_)
+                    | Column::Fixed(_)
+                    | Column::Decimal(_)
+                    | Column::UuidString(_)
+                    | Column::Duration(_)
+                    | Column::List(_)
+                    | Column::Map(_)
+                    | Column::Struct(_)
+                    | Column::Union(_)
+                    | Column::Skip(_)
+                    | Column::TooDeep(_)) => nested_sticky(other, f, c),
                 });
             }
             if f.failed() {
