@@ -2,6 +2,7 @@
 
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::Kernel;
+use std::cell::Cell;
 
 /// Bytes of one block plus the current offset, decoding varints with the kernel `K`.
 pub(crate) struct Cursor<'a, K> {
@@ -11,15 +12,18 @@ pub(crate) struct Cursor<'a, K> {
     /// Validate every string value as it is read (the slow path that pinpoints invalid UTF-8
     /// after the per-buffer check found some).
     pub(crate) check_utf8: bool,
+    /// Where [`Sticky`] cursors record a failure (see there).
+    pub(crate) failed: &'a Cell<bool>,
 }
 
 impl<'a, K: Kernel> Cursor<'a, K> {
-    pub(crate) fn new(buf: &'a [u8], pos: usize, k: K) -> Self {
+    pub(crate) fn new(buf: &'a [u8], pos: usize, k: K, failed: &'a Cell<bool>) -> Self {
         Cursor {
             buf,
             pos,
             k,
             check_utf8: false,
+            failed,
         }
     }
 
@@ -222,7 +226,11 @@ pub(crate) struct Sticky<'a, K> {
     /// Always `<= buf.len()`.
     pub(crate) pos: usize,
     pub(crate) k: K,
-    failed: bool,
+    /// Set on failure. Shared by the nested fast paths of one record and kept in memory on
+    /// purpose: a flag in a register costs a move per read; a store only happens on failure.
+    /// A fast path starts only while it is clear (outer fast paths stop decoding nested values
+    /// after a failure) and leaves it clear when it succeeds.
+    failed: &'a Cell<bool>,
     pub(crate) check_utf8: bool,
 }
 
@@ -238,9 +246,10 @@ impl<'a, K: Kernel> Sticky<'a, K> {
             buf: c.buf,
             pos: c.pos,
             k: c.k,
-            failed: false,
+            failed: c.failed,
             check_utf8: c.check_utf8,
         };
+        f.failed.set(false);
         if c.pos > c.buf.len() {
             f.fail();
         }
@@ -250,14 +259,14 @@ impl<'a, K: Kernel> Sticky<'a, K> {
     /// Whether a read failed.
     #[inline(always)]
     pub(crate) fn failed(&self) -> bool {
-        self.failed
+        self.failed.get()
     }
 
     /// Record a failure: later reads all fail (at the end of the data).
     #[inline(always)]
     pub(crate) fn fail(&mut self) {
         cold();
-        self.failed = true;
+        self.failed.set(true);
         self.pos = self.buf.len();
     }
 

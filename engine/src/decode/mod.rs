@@ -235,7 +235,8 @@ impl RecordDecoder {
         n: usize,
         check_utf8: bool,
     ) -> Result<(), DecodeError> {
-        let mut c = Cursor::new(data, *pos, k);
+        let failed = std::cell::Cell::new(false);
+        let mut c = Cursor::new(data, *pos, k, &failed);
         c.check_utf8 = check_utf8;
         // `n` is bounded by the bytes of the block (see `check_record_count`), the rows of the
         // last batch by data already decoded.
