@@ -166,13 +166,8 @@ impl BytesCol {
     /// [`BytesCol::push`] on the fast path.
     #[inline(always)]
     fn push_sticky<K: Kernel>(&mut self, f: &mut Sticky<'_, K>) {
+        // (Strings are validated per buffer: the fast path never runs with `check_utf8`.)
         let (from, n) = f.len_prefix();
-        if f.check_utf8
-            && self.kind == BytesKind::Utf8
-            && std::str::from_utf8(&f.buf[from..from + n]).is_err()
-        {
-            f.fail();
-        }
         append_bytes(&mut self.data, f.buf, from, n);
         match i32::try_from(self.data.len()) {
             Ok(end) => self.offsets.push(end),
@@ -543,6 +538,10 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
+        if c.check_utf8 {
+            // Decoding again to find an error (see `RecordDecoder::decode_rows`): value by value.
+            return self.decode_n_checked(c, n);
+        }
         let mut start = c.pos;
         let f = &mut Sticky::new(c);
         for i in 0..n {
@@ -594,12 +593,31 @@ impl StructCol {
     ) -> Result<(), DecodeError> {
         self.truncate(self.len);
         c.pos = start;
+        self.decode_checked(c)
+    }
+
+    /// Decode one record value by value with [`Cursor`]'s errors.
+    fn decode_checked<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         for (i, col) in self.columns.iter_mut().enumerate() {
             if let Err(e) = col.decode_inline(c) {
                 return Err(e.in_field(&self.names[i]));
             }
         }
         self.len += 1;
+        Ok(())
+    }
+
+    /// [`StructCol::decode_n`] value by value, with every string checked as it is read.
+    #[cold]
+    #[inline(never)]
+    fn decode_n_checked<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        for i in 0..n {
+            self.decode_checked(c).map_err(|e| (i, e))?;
+        }
         Ok(())
     }
 

@@ -231,7 +231,6 @@ pub(crate) struct Sticky<'a, K> {
     /// A fast path starts only while it is clear (outer fast paths stop decoding nested values
     /// after a failure) and leaves it clear when it succeeds.
     failed: &'a Cell<bool>,
-    pub(crate) check_utf8: bool,
 }
 
 /// Marks the branch that calls it as unlikely.
@@ -247,7 +246,6 @@ impl<'a, K: Kernel> Sticky<'a, K> {
             pos: c.pos,
             k: c.k,
             failed: c.failed,
-            check_utf8: c.check_utf8,
         };
         f.failed.set(false);
         if c.pos > c.buf.len() {
