@@ -758,6 +758,56 @@ fn append_bytes(data: &mut Vec<u8>, buf: &[u8], from: usize, n: usize) {
     }
 }
 
+/// `f32` and `f64` (implemented for nothing else): every bit pattern is a valid value, and on a
+/// little-endian target the in-memory layout of a value is its Avro encoding.
+trait LeFloat: Copy {
+    /// `size_of::<Self>()`.
+    const SIZE: usize;
+    fn from_le(b: &[u8]) -> Self;
+}
+
+impl LeFloat for f32 {
+    const SIZE: usize = 4;
+    fn from_le(b: &[u8]) -> Self {
+        f32::from_le_bytes(b.try_into().expect("4 bytes"))
+    }
+}
+
+impl LeFloat for f64 {
+    const SIZE: usize = 8;
+    fn from_le(b: &[u8]) -> Self {
+        f64::from_le_bytes(b.try_into().expect("8 bytes"))
+    }
+}
+
+/// Append the values of an array block of `float`s or `double`s to `out`: on little-endian
+/// targets one copy of the bytes (~5 % of decoding Telemetry's 16 doubles per row, against a
+/// vectorized loop).
+#[inline(always)]
+fn extend_le<T: LeFloat>(out: &mut Vec<T>, bytes: &[u8]) {
+    debug_assert_eq!(std::mem::size_of::<T>(), T::SIZE);
+    let n = bytes.len() / T::SIZE;
+    if cfg!(target_endian = "little") {
+        out.reserve(n);
+        let len = out.len();
+        // SAFETY: `reserve(n)` leaves room for `n` more values after `len`, which is
+        // `n * T::SIZE` bytes; `bytes` holds at least that many; the regions do not overlap
+        // (`out` is owned, `bytes` is borrowed input). `T` is `f32` or `f64` (`LeFloat`), so
+        // the copied bytes are valid values, equal to `T::from_le` of each chunk on this
+        // little-endian target; `set_len` exposes only those `n` values.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                bytes.as_ptr(),
+                out.as_mut_ptr().add(len).cast::<u8>(),
+                n * T::SIZE,
+            );
+            out.set_len(len + n);
+        }
+    } else {
+        out.extend(bytes.chunks_exact(T::SIZE).map(T::from_le));
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn check_value_utf8(value: &[u8], at: usize) -> Result<(), DecodeError> {
@@ -1060,20 +1110,12 @@ impl Column {
             }
             Column::Float64(p) => {
                 let bytes = c.take(n * 8)?;
-                p.values.extend(
-                    bytes
-                        .chunks_exact(8)
-                        .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8"))),
-                );
+                extend_le(&mut p.values, bytes);
                 Ok(())
             }
             Column::Float32(p) => {
                 let bytes = c.take(n * 4)?;
-                p.values.extend(
-                    bytes
-                        .chunks_exact(4)
-                        .map(|b| f32::from_le_bytes(b.try_into().expect("chunks of 4"))),
-                );
+                extend_le(&mut p.values, bytes);
                 Ok(())
             }
             _ if min_size == 0 => {
@@ -1405,6 +1447,34 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn extend_le_matches_from_le_bytes() {
+        let bytes: Vec<u8> = (0..=255u8).cycle().skip(3).take(8 * 9 + 5).collect();
+        let mut doubles = vec![1.5f64];
+        extend_le(&mut doubles, &bytes[..8 * 9]);
+        let expected: Vec<u64> = std::iter::once(1.5f64.to_bits())
+            .chain(
+                bytes[..8 * 9]
+                    .chunks_exact(8)
+                    .map(|b| u64::from_le_bytes(b.try_into().unwrap())),
+            )
+            .collect();
+        assert_eq!(
+            doubles.iter().map(|d| d.to_bits()).collect::<Vec<_>>(),
+            expected
+        );
+        let mut floats = Vec::new();
+        extend_le(&mut floats, &bytes[1..1 + 4 * 18]);
+        let expected: Vec<u32> = bytes[1..1 + 4 * 18]
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            floats.iter().map(|f: &f32| f.to_bits()).collect::<Vec<_>>(),
+            expected
+        );
     }
 
     #[test]
