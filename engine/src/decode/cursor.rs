@@ -2,6 +2,7 @@
 
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::Kernel;
+use std::cell::Cell;
 
 /// Bytes of one block plus the current offset, decoding varints with the kernel `K`.
 pub(crate) struct Cursor<'a, K> {
@@ -11,15 +12,18 @@ pub(crate) struct Cursor<'a, K> {
     /// Validate every string value as it is read (the slow path that pinpoints invalid UTF-8
     /// after the per-buffer check found some).
     pub(crate) check_utf8: bool,
+    /// Where [`Sticky`] cursors record a failure (see there).
+    pub(crate) failed: &'a Cell<bool>,
 }
 
 impl<'a, K: Kernel> Cursor<'a, K> {
-    pub(crate) fn new(buf: &'a [u8], pos: usize, k: K) -> Self {
+    pub(crate) fn new(buf: &'a [u8], pos: usize, k: K, failed: &'a Cell<bool>) -> Self {
         Cursor {
             buf,
             pos,
             k,
             check_utf8: false,
+            failed,
         }
     }
 
@@ -205,5 +209,139 @@ impl<'a, K: Kernel> Cursor<'a, K> {
             return Ok(Some((count.unsigned_abs(), Some(size as usize))));
         }
         Ok(Some((count as u64, None)))
+    }
+}
+
+/// The read position of the record fast path ([`StructCol::decode_n`](super::column::StructCol)):
+/// reads never return an error. A failed read sets a flag, moves to the end of the data (so
+/// that every later read fails too, and no length read afterwards can reserve or copy anything)
+/// and yields a placeholder; each record is checked once, at its end ([`Sticky::failed`]), and
+/// if it failed it is decoded again with [`Cursor`], whose errors name the field and the byte
+/// offset.
+///
+/// Held in a local, it lives in registers across a record's fields: the primitive reads need no
+/// memory traffic and no `Result` check per field.
+pub(crate) struct Sticky<'a, K> {
+    pub(crate) buf: &'a [u8],
+    /// Always `<= buf.len()`.
+    pub(crate) pos: usize,
+    pub(crate) k: K,
+    /// Set on failure. Shared by the nested fast paths of one record and kept in memory on
+    /// purpose: a flag in a register costs a move per read; a store only happens on failure.
+    /// A fast path starts only while it is clear (outer fast paths stop decoding nested values
+    /// after a failure) and leaves it clear when it succeeds.
+    failed: &'a Cell<bool>,
+}
+
+/// Marks the branch that calls it as unlikely.
+#[cold]
+#[inline(never)]
+fn cold() {}
+
+impl<'a, K: Kernel> Sticky<'a, K> {
+    #[inline(always)]
+    pub(crate) fn new(c: &Cursor<'a, K>) -> Self {
+        let mut f = Sticky {
+            buf: c.buf,
+            pos: c.pos,
+            k: c.k,
+            failed: c.failed,
+        };
+        f.failed.set(false);
+        if c.pos > c.buf.len() {
+            f.fail();
+        }
+        f
+    }
+
+    /// Whether a read failed.
+    #[inline(always)]
+    pub(crate) fn failed(&self) -> bool {
+        self.failed.get()
+    }
+
+    /// Record a failure: later reads all fail (at the end of the data).
+    #[inline(always)]
+    pub(crate) fn fail(&mut self) {
+        cold();
+        self.failed.set(true);
+        self.pos = self.buf.len();
+    }
+
+    #[inline(always)]
+    pub(crate) fn long(&mut self) -> i64 {
+        match self.k.read_long(self.buf, &mut self.pos) {
+            Ok(v) => v,
+            Err(_) => {
+                self.fail();
+                0
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn int(&mut self) -> i32 {
+        let v = self.long();
+        if v as i32 as i64 != v {
+            self.fail();
+        }
+        v as i32
+    }
+
+    #[inline(always)]
+    fn array<const N: usize>(&mut self) -> [u8; N] {
+        match self
+            .buf
+            .get(self.pos..)
+            .and_then(|rest| rest.first_chunk::<N>())
+        {
+            Some(b) => {
+                self.pos += N;
+                *b
+            }
+            None => {
+                self.fail();
+                [0; N]
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn f32(&mut self) -> f32 {
+        f32::from_le_bytes(self.array::<4>())
+    }
+
+    #[inline(always)]
+    pub(crate) fn f64(&mut self) -> f64 {
+        f64::from_le_bytes(self.array::<8>())
+    }
+
+    #[inline(always)]
+    pub(crate) fn boolean(&mut self) -> bool {
+        match self.buf.get(self.pos) {
+            Some(&b) if b <= 1 => {
+                self.pos += 1;
+                b == 1
+            }
+            _ => {
+                self.fail();
+                false
+            }
+        }
+    }
+
+    /// A length prefix (`bytes`, `string`) and the value's start: `buf[from..from + n]` is in
+    /// bounds (empty after a failure).
+    #[inline(always)]
+    pub(crate) fn len_prefix(&mut self) -> (usize, usize) {
+        let n = self.long();
+        if n as u64 > (self.buf.len() - self.pos) as u64 {
+            // Negative (huge as u64) or longer than the data left.
+            self.fail();
+            return (self.pos, 0);
+        }
+        let from = self.pos;
+        self.pos += n as usize;
+        (from, n as usize)
     }
 }

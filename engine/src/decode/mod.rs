@@ -126,6 +126,7 @@ impl DecodePlan {
             min_record_size: self.min_record_size,
             kernel: crate::varint::selected().unwrap_or_else(|_| crate::varint::best_available()),
             batch_size: DEFAULT_BATCH_SIZE,
+            last_batch_rows: 0,
         }
     }
 }
@@ -139,6 +140,10 @@ pub struct RecordDecoder {
     min_record_size: usize,
     kernel: KernelKind,
     batch_size: usize,
+    /// Rows of the last flushed batch: a new batch reserves room for at least that many (up to
+    /// the batch size), so that its columns do not regrow (and copy) when a batch spans blocks.
+    /// Bounded by data already decoded, so hostile input cannot make it reserve more.
+    last_batch_rows: usize,
 }
 
 impl RecordDecoder {
@@ -184,10 +189,20 @@ impl RecordDecoder {
 
     /// Make room for `rows` more records in every column, so that columns do not regrow while
     /// a batch fills (callers that know how many rows are coming, such as a work unit of several
-    /// blocks, call this once per batch). Capped at the batch size.
+    /// blocks, call this once per batch). Capped at the batch size; a new batch also gets room
+    /// for as many rows as the last batch had.
     pub fn reserve(&mut self, rows: usize) {
         let room = rows.min(self.batch_size - self.buffered_rows().min(self.batch_size));
-        self.root.reserve(room);
+        self.root.reserve(room.max(self.batch_start_rows()));
+    }
+
+    /// At the start of a batch, the rows of the last batch (capped at the batch size), else 0.
+    fn batch_start_rows(&self) -> usize {
+        if self.buffered_rows() == 0 {
+            self.last_batch_rows.min(self.batch_size)
+        } else {
+            0
+        }
     }
 
     /// Check a block's record count against its size: `count` records need at least
@@ -271,15 +286,15 @@ impl RecordDecoder {
         n: usize,
         check_utf8: bool,
     ) -> Result<(), DecodeError> {
-        let mut c = Cursor::new(data, *pos, k);
+        let failed = std::cell::Cell::new(false);
+        let mut c = Cursor::new(data, *pos, k, &failed);
         c.check_utf8 = check_utf8;
-        // `n` is bounded by the bytes of the block (see `check_record_count`).
-        self.root.reserve(n);
-        for i in 0..n {
-            if let Err(e) = self.root.decode(&mut c) {
-                return Err(e.at_record(i as u64));
-            }
-        }
+        // `n` is bounded by the bytes of the block (see `check_record_count`), the rows of the
+        // last batch by data already decoded.
+        self.root.reserve(n.max(self.batch_start_rows()));
+        self.root
+            .decode_n(&mut c, n)
+            .map_err(|(i, e)| e.at_record(i as u64))?;
         *pos = c.pos;
         Ok(())
     }
@@ -331,6 +346,7 @@ impl RecordDecoder {
         if rows == 0 {
             return Ok(None);
         }
+        self.last_batch_rows = rows;
         let columns = self.root.finish_columns();
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)

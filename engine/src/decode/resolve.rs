@@ -8,6 +8,7 @@ use super::column::Column;
 use super::cursor::Cursor;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::{Kernel, Scalar};
+use std::cell::Cell;
 use std::sync::Arc;
 
 /// Most values a zero-byte encoding may expand into per call (a block of empty records whose
@@ -39,7 +40,8 @@ impl DefaultCol {
 
     /// Append the default once; reads nothing from the record data.
     pub(crate) fn decode<K: Kernel>(&mut self, k: K) -> Result<(), DecodeError> {
-        let mut c = Cursor::new(&self.bytes, 0, k);
+        let failed = Cell::new(false);
+        let mut c = Cursor::new(&self.bytes, 0, k, &failed);
         self.column.decode(&mut c)
     }
 }
@@ -201,7 +203,8 @@ pub(crate) fn fill_zero_size(column: &mut Column, n: usize) -> Result<(), Decode
         ));
     }
     column.reserve(n);
-    let mut c = Cursor::new(&[], 0, Scalar);
+    let failed = Cell::new(false);
+    let mut c = Cursor::new(&[], 0, Scalar, &failed);
     for _ in 0..n {
         column.decode(&mut c)?;
     }
