@@ -285,10 +285,18 @@ pub(crate) fn decode_raw<B: Bits, L: Lane>(
     hint: &mut super::BulkHint,
 ) -> Result<u64, (VarintError, u64)> {
     let n = dst.len();
-    let mut st = State {
+    // Whole 64-byte blocks first (see `super::block`); it stops before the end of the input
+    // or the output, or before a block holding an invalid varint.
+    let mut cur = super::block::Cursor {
         p: *pos,
         i: 0,
         acc: 0,
+    };
+    super::block::decode_blocks(buf, dst, &mut cur);
+    let mut st = State {
+        p: cur.p,
+        i: cur.i,
+        acc: cur.acc,
     };
     // The step loop needs `p + WINDOW + MAX_LEN <= buf.len()` and `i + WINDOW <= n`.
     if let (Some(last_p), Some(last_i)) = (
