@@ -42,8 +42,9 @@ impl Bits for Swar {
     #[inline(always)]
     fn compact(self, w: u64) -> u64 {
         let x = w & LOW;
-        // 8 x 7 bits -> 4 x 14 bits (in 16-bit lanes).
-        let x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+        // 8 x 7 bits -> 4 x 14 bits (in 16-bit lanes): a lane `lo + hi << 8` becomes
+        // `lo + hi << 7` by subtracting `hi << 7` (no borrow: it is part of the lane).
+        let x = x - ((x & 0x7f00_7f00_7f00_7f00) >> 1);
         // 4 x 14 bits -> 2 x 28 bits (in 32-bit lanes).
         let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
         // 2 x 28 bits -> 56 bits.
@@ -161,9 +162,9 @@ fn read_multi<B: Bits>(bits: B, buf: &[u8], p: usize) -> Result<(u64, usize), Va
 }
 
 /// Decode a varint of at least 3 bytes (its first two bytes have the high bit set) at the
-/// start of `c`: unrolled 3- and 4-byte paths, then [`read_word_branchy`]. Returns the value
+/// start of `c`: unrolled 3-, 4- and 5-byte paths, then [`read_word_branchy`]. Returns the value
 /// and its length.
-#[inline]
+#[inline(always)]
 pub(crate) fn read_3_to_10<B: Bits>(
     bits: B,
     c: &[u8; MAX_LEN],
@@ -177,10 +178,15 @@ pub(crate) fn read_3_to_10<B: Bits>(
     if b3 < 0x80 {
         return Ok((lo | (u64::from(b2 & 0x7f) << 14) | (u64::from(b3) << 21), 4));
     }
+    let b4 = c[4];
+    if b4 < 0x80 {
+        let mid = (u64::from(b2 & 0x7f) << 14) | (u64::from(b3 & 0x7f) << 21);
+        return Ok((lo | mid | (u64::from(b4) << 28), 5));
+    }
     read_word_branchy(bits, c)
 }
 
-/// Decode a varint of at least 5 bytes at the start of `c` with one 64-bit load: the 7-bit
+/// Decode a varint of at least 6 bytes at the start of `c` with one 64-bit load: the 7-bit
 /// groups of bytes 0 to 7 are compacted at once by [`Bits::compact`], and 9- and 10-byte
 /// varints extend the word. The terminator is found with one predictable branch per byte, so
 /// that when lengths repeat (a record's field, an array of similar values) the next position
@@ -189,9 +195,7 @@ pub(crate) fn read_3_to_10<B: Bits>(
 #[inline(always)]
 fn read_word_branchy<B: Bits>(bits: B, c: &[u8; MAX_LEN]) -> Result<(u64, usize), VarintError> {
     let w = first_word(c);
-    let len = if c[4] < 0x80 {
-        5
-    } else if c[5] < 0x80 {
+    let len = if c[5] < 0x80 {
         6
     } else if c[6] < 0x80 {
         7
