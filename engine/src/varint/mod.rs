@@ -19,6 +19,7 @@
 //! [`Kernel::write_longs`]) additionally pick an instruction set once per call: on x86-64 with
 //! AVX2/BMI1/BMI2/LZCNT/POPCNT the loops are compiled for those features.
 
+mod block;
 mod bulk;
 mod fast;
 mod generic;

@@ -541,8 +541,19 @@ fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
     let reference = trace(s, buf, start);
     assert_eq!(trace(kind, buf, start), reference, "{kind}: trace");
     let decoded = reference.0.len();
-    // Counts around the number of complete varints, so the error (if any) is reached.
-    for n in [0, 1, decoded / 2, decoded, decoded + 1, decoded + 2] {
+    // Counts around the number of complete varints, so the error (if any) is reached, and
+    // well past it, so that the bulk block decoder (which needs room for a block of values
+    // beyond its position) meets the error itself.
+    for n in [
+        0,
+        1,
+        decoded / 2,
+        decoded,
+        decoded + 1,
+        decoded + 2,
+        decoded + 80,
+        buf.len(),
+    ] {
         let what = format!("{kind}: n = {n}, start = {start}, buf = {buf:02x?}");
         assert_eq!(
             read_longs(kind, buf, start, n),
@@ -568,6 +579,77 @@ fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
             "{kind}: read_int"
         );
         p = read_u64(s, buf, p).unwrap().1;
+    }
+}
+
+/// Long streams for the bulk block decoder (64-byte blocks, groups of values decoded past the
+/// block's last one): 60 to 400 values from one length mix, then arbitrary bytes (what follows
+/// an array inside an Avro block), sometimes damaged (a byte replaced, or a run of
+/// continuation bytes inserted). Mixes include values above `u32::MAX` (ints out of range)
+/// and mixes without them.
+fn long_streams() -> impl Strategy<Value = Vec<u8>> {
+    let mixes: Vec<Vec<usize>> = vec![
+        vec![1],
+        vec![1, 2],
+        (1..=MAX_LEN).collect(),
+        vec![1, 2, 3, 4],
+        vec![5],
+        vec![8],
+        vec![8, 9, 10],
+        vec![10],
+        vec![1, 10],
+    ];
+    (
+        prop::sample::select(mixes),
+        60usize..400,
+        any::<u64>(),
+        prop::collection::vec(any::<u8>(), 0..100),
+        0u8..4,
+        any::<prop::sample::Index>(),
+        any::<u8>(),
+        any::<bool>(),
+    )
+        .prop_map(|(mix, count, seed, tail, damage, at, byte, small)| {
+            let mut x = seed | 1;
+            let mut next = move || {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            };
+            let mut bytes = Vec::new();
+            for _ in 0..count {
+                let len = mix[(next() % mix.len() as u64) as usize];
+                let mut v = value_of_len(len, next());
+                if small && len <= 5 {
+                    // Keep 5-byte values within u32 (valid ints).
+                    v = value_of_len(len.min(4), v);
+                }
+                bytes.extend(reference_encode(v));
+            }
+            let at = at.index(bytes.len());
+            match damage {
+                0 => bytes[at] = byte,
+                1 => {
+                    let run = 9 + usize::from(byte % 4);
+                    bytes.splice(at..at, std::iter::repeat_n(0x80 | byte, run));
+                }
+                _ => {}
+            }
+            bytes.extend(tail);
+            bytes
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn kernels_equal_scalar_on_long_streams(buf in long_streams(), start in 0usize..2) {
+        let start = start.min(buf.len());
+        for kind in kernels() {
+            check_against_scalar(kind, &buf, start);
+        }
     }
 }
 

@@ -40,6 +40,8 @@ pub(crate) struct Pext {
 }
 
 impl Bits for Pext {
+    const ONE_OP: bool = true;
+
     #[inline(always)]
     fn compact(self, w: u64) -> u64 {
         let out: u64;
@@ -55,6 +57,22 @@ impl Bits for Pext {
             );
         }
         out
+    }
+
+    #[inline(always)]
+    fn lzcnt(self, x: u64) -> u32 {
+        let out: u64;
+        // SAFETY: a `Pext` exists only if `Bmi2::new` detected LZCNT (with BMI2), so LZCNT is
+        // a valid instruction here. It reads and writes only registers.
+        unsafe {
+            asm!(
+                "lzcnt {out}, {x}",
+                x = in(reg) x,
+                out = lateout(reg) out,
+                options(pure, nomem, nostack),
+            );
+        }
+        out as u32
     }
 
     #[inline(always)]
