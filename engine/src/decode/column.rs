@@ -625,6 +625,10 @@ impl StructCol {
             // Decoding again to find an error (see `RecordDecoder::decode_rows`): value by value.
             return self.decode_n_checked(c, n);
         }
+        if n == 0 {
+            // (Leaves `c.pos` as it is, even past the end.)
+            return Ok(());
+        }
         let mut start = c.pos;
         let f = &mut Sticky::new(c);
         for i in 0..n {
