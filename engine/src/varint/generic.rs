@@ -278,7 +278,12 @@ const MIN_PROBE: usize = 16;
 /// the OR of the raw values decoded before the failing one, so that the int path can report
 /// `IntOutOfRange` first when the scalar reference would have.
 ///
-/// The loop alternates a probe of [`PROBE`] values, which counts how often the varint length
+/// Whole 64-byte blocks are decoded first by [`super::block::decode_blocks`] (terminator
+/// bitmap, values decoded in parallel), which covers all but the last [`super::block::OUT_SLACK`]
+/// values or [`super::block::BLOCK_SLACK`] bytes, and leaves a block holding an invalid varint
+/// to the loop below.
+///
+/// The loop below alternates a probe of [`PROBE`] values, which counts how often the varint length
 /// changes from one value to the next, with a run of [`RUN`] values in the mode the probe chose:
 /// - lengths stable (uniform data, long runs, or two alternating lengths): the branchy
 ///   single-value paths, whose branches predict so the next position is known early; at a
