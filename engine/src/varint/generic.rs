@@ -749,6 +749,28 @@ pub(crate) fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec<u8>) {
                 }
                 continue;
             }
+            if !B::ONE_OP && or < 1 << 21 {
+                // One- to three-byte values, without branches: the three-byte form is stored
+                // with continuation bits only below the value's top byte.
+                for &x in &z {
+                    let c1 = u32::from(x >= 0x80);
+                    let c2 = u32::from(x >= 1 << 14);
+                    let x = x as u32;
+                    let word = (x & 0x7f)
+                        | (((x >> 7) & 0x7f) << 8)
+                        | ((x >> 14) << 16)
+                        | (c1 << 7)
+                        | (c2 << 15);
+                    // SAFETY: see above (4 bytes).
+                    unsafe {
+                        base.add(q)
+                            .cast::<[u8; 4]>()
+                            .write_unaligned(word.to_le_bytes())
+                    };
+                    q += 1 + (c1 + c2) as usize;
+                }
+                continue;
+            }
             for &x in &z {
                 // SAFETY: see above.
                 q += unsafe { encode_raw(bits, x, base.add(q)) };
