@@ -4,12 +4,19 @@ markdown tables of docs/perf/varint.md: median ns per value for every implementa
 speed-up over prost (prost time / our time, so > 1 is faster), and bulk time over memcpy.
 
 Usage: python3 benches/varint_table.py [target/criterion]
+
+With `--min`, reads instead the output of one or more runs of the `varint_min` bench on stdin
+and tables the per-cell minimum over the runs (ns per value), e.g.
+`for i in 1 2 3 4 5 6; do cargo bench -q -p avrow-benches --bench varint_min; done |
+python3 benches/varint_table.py --min`.
 """
 import json
 import os
 import sys
 
-ROOT = sys.argv[1] if len(sys.argv) > 1 else "target/criterion"
+MIN = "--min" in sys.argv[1:]
+ARGS = [a for a in sys.argv[1:] if a != "--min"]
+ROOT = ARGS[0] if ARGS else "target/criterion"
 DISTS = ["len1", "len2", "len3", "len4", "len5", "len8", "len10", "Mixed1-10", "Mixed1-2"]
 KERNELS = ["scalar", "fast", "bmi2"]
 
@@ -29,6 +36,23 @@ def load():
             n = meta["throughput"]["Elements"]
             op, dist = meta["group_id"].split("/")
             res[(op, dist, meta["function_id"])] = est["median"]["point_estimate"] / n
+    return res
+
+
+def load_min(lines):
+    """Per-cell minimum of `varint_min` tables (`| decode | col... |` headers, then rows)."""
+    res = {}
+    op, cols = None, []
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or cells[0].startswith("---"):
+            continue
+        if cells[0] in ("decode", "encode"):
+            op, cols = f"varint-{cells[0]}", cells[1:]
+            continue
+        for col, val in zip(cols, cells[1:]):
+            key = (op, cells[0], col)
+            res[key] = min(res.get(key, float("inf")), float(val))
     return res
 
 
@@ -80,9 +104,10 @@ def table(res, op):
 
 
 def main():
-    res = load()
+    res = load_min(sys.stdin) if MIN else load()
+    what = "minimum" if MIN else "median"
     for op, title in [("varint-decode", "Decode"), ("varint-encode", "Encode")]:
-        print(f"### {title}: median ns per value\n")
+        print(f"### {title}: {what} ns per value\n")
         print(table(res, op))
         print()
 

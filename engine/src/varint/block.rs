@@ -33,10 +33,9 @@ use super::generic::{Bits, Lane, Swar, HIGH};
 
 /// Bytes per block of the terminator bitmap.
 pub(crate) const BLOCK: usize = 64;
-/// Values peeled per iteration of the inner loop (the unconditional group).
+/// Values peeled per iteration of the inner loop (the unconditional group). Measured: 8 beat
+/// 4 on len10 (2.08x vs 1.92x prost) with the same Mixed1-10 result (within noise).
 const GROUP: usize = 8;
-/// [`GROUP`] for blocks that may hold 9- and 10-byte varints.
-const LONG_GROUP: usize = 8;
 /// Bytes of input that must be in bounds from a block's base. The bitmap reads [`BLOCK`]
 /// bytes. A value read starts at most at `base + BLOCK + 1` (past a block's last terminator
 /// the peeled "terminator" is `base + BLOCK`, see [`decode_blocks`]), and reads 10 bytes.
@@ -186,8 +185,8 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
             let mut k = 0;
             let mut bad = 0u64;
             loop {
-                let starts = peel::<LONG_GROUP>(&mut t, b, &mut s);
-                let mut v = [0u64; LONG_GROUP];
+                let starts = peel::<GROUP>(&mut t, b, &mut s);
+                let mut v = [0u64; GROUP];
                 for (v, &at) in v.iter_mut().zip(&starts) {
                     // SAFETY: as in the short path; the 8 bytes at `at + 2` are in bounds as
                     // `at + 10 <= b + BLOCK_SLACK`.
@@ -214,7 +213,7 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
                     unsafe { (*out.add(i + k + j)).write(L::from_raw(v)) };
                     acc |= v & valid(k + j, cnt);
                 }
-                k += LONG_GROUP;
+                k += GROUP;
                 if k >= cnt {
                     break;
                 }

@@ -278,7 +278,12 @@ const MIN_PROBE: usize = 16;
 /// the OR of the raw values decoded before the failing one, so that the int path can report
 /// `IntOutOfRange` first when the scalar reference would have.
 ///
-/// The loop alternates a probe of [`PROBE`] values, which counts how often the varint length
+/// Whole 64-byte blocks are decoded first by [`super::block::decode_blocks`] (terminator
+/// bitmap, values decoded in parallel), which covers all but the last [`super::block::OUT_SLACK`]
+/// values or [`super::block::BLOCK_SLACK`] bytes, and leaves a block holding an invalid varint
+/// to the loop below.
+///
+/// The loop below alternates a probe of [`PROBE`] values, which counts how often the varint length
 /// changes from one value to the next, with a run of [`RUN`] values in the mode the probe chose:
 /// - lengths stable (uniform data, long runs, or two alternating lengths): the branchy
 ///   single-value paths, whose branches predict so the next position is known early; at a
@@ -741,6 +746,28 @@ pub(crate) fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec<u8>) {
                             .write_unaligned((pair as u16).to_le_bytes())
                     };
                     q += 1 + two as usize;
+                }
+                continue;
+            }
+            if !B::ONE_OP && or < 1 << 21 {
+                // One- to three-byte values, without branches: the three-byte form is stored
+                // with continuation bits only below the value's top byte.
+                for &x in &z {
+                    let c1 = u32::from(x >= 0x80);
+                    let c2 = u32::from(x >= 1 << 14);
+                    let x = x as u32;
+                    let word = (x & 0x7f)
+                        | (((x >> 7) & 0x7f) << 8)
+                        | ((x >> 14) << 16)
+                        | (c1 << 7)
+                        | (c2 << 15);
+                    // SAFETY: see above (4 bytes).
+                    unsafe {
+                        base.add(q)
+                            .cast::<[u8; 4]>()
+                            .write_unaligned(word.to_le_bytes())
+                    };
+                    q += 1 + (c1 + c2) as usize;
                 }
                 continue;
             }

@@ -755,3 +755,36 @@ fn long_streams_switch_bulk_modes_and_equal_scalar() {
         }
     }
 }
+
+/// The bulk encoder's group paths (eight one-byte values, one- and two-byte groups, one- to
+/// three-byte groups, the word path) on streams of each mix, with signs: every kernel equals
+/// `Scalar` and decodes back.
+#[test]
+fn bulk_encode_groups_equal_scalar() {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mixes: [&[usize]; 7] = [&[1], &[2], &[1, 2], &[3], &[1, 2, 3], &[2, 3, 4], &[1, 10]];
+    for mix in mixes {
+        let longs: Vec<i64> = (0..203)
+            .map(|_| {
+                let len = mix[(next() % mix.len() as u64) as usize];
+                unzigzag64(value_of_len(len, next()))
+            })
+            .collect();
+        let mut want = Vec::new();
+        Scalar.write_longs(&longs, &mut want);
+        for kind in kernels() {
+            assert_eq!(write_longs(kind, &longs), want, "{kind}: mix {mix:?}");
+            assert_eq!(
+                read_longs(kind, &want, 0, longs.len()),
+                Ok((longs.clone(), want.len())),
+                "{kind}: mix {mix:?}"
+            );
+        }
+    }
+}
