@@ -719,18 +719,16 @@ impl Compiler<'_> {
                 several => {
                     // Several writer branches into one reader branch: only primitives, each
                     // read with its promotion into the reader's plain column.
-                    let Node::Primitive(rp, _) = readers[j] else {
-                        return Err(PlanError::Unsupported(format!(
-                            "union at {path}: several writer branches resolve to the reader's {} branch",
-                            Self::describe(self.r, readers[j])
-                        )));
-                    };
                     for &i in several {
-                        let Node::Primitive(wp, wl) = writers[i] else {
-                            unreachable!("only primitives are promoted into a primitive branch")
-                        };
-                        let Node::Primitive(_, rl) = readers[j] else {
-                            unreachable!()
+                        // (A writer branch reaches a primitive reader branch only as a
+                        // primitive: see `pick_branch`.)
+                        let (Node::Primitive(wp, wl), Node::Primitive(rp, rl)) =
+                            (writers[i], readers[j])
+                        else {
+                            return Err(PlanError::Unsupported(format!(
+                                "union at {path}: several writer branches resolve to the reader's {} branch",
+                                Self::describe(self.r, readers[j])
+                            )));
                         };
                         check_decimals(*wl, *rl, path)?;
                         promotions[i] = promotion(*wp, *rp)
