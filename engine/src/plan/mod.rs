@@ -626,20 +626,34 @@ impl Compiler<'_> {
         }
         self.no_branch_projection(proj, path)?;
         check_union_size(rb.len(), path)?;
-        let mut children = Vec::with_capacity(rb.len());
-        let mut fields = Vec::with_capacity(rb.len());
-        for (wn, rn) in wb.iter().zip(rb) {
-            let mapped = self.map(wn, rn, None, path, depth + 1)?;
+        let branches = wb
+            .iter()
+            .zip(rb)
+            .map(|(wn, rn)| self.map(wn, rn, None, path, depth + 1))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.dense_union(rb.iter(), branches, path)
+    }
+
+    /// A dense Arrow union of the reader's branches `readers`, from their mapped columns.
+    fn dense_union<'n>(
+        &self,
+        readers: impl Iterator<Item = &'n Node> + Clone,
+        branches: Vec<Mapped>,
+        path: &str,
+    ) -> Result<Mapped, PlanError> {
+        let mut children = Vec::with_capacity(branches.len());
+        let mut fields = Vec::with_capacity(branches.len());
+        for (rn, mapped) in readers.clone().zip(branches) {
             fields.push(mapped.field(&self.branch_name(rn)));
             children.push(mapped.column);
         }
-        let union_fields = UnionFields::try_new(0..rb.len() as i8, fields)
+        let union_fields = UnionFields::try_new(0..children.len() as i8, fields)
             .map_err(|e| PlanError::Unsupported(format!("union at {path}: {e}")))?;
         let mut m = Mapped::new(
             Column::Union(Box::new(UnionCol::new(children, union_fields.clone()))),
             DataType::Union(union_fields, arrow_schema::UnionMode::Dense),
         );
-        m.nullable = rb.iter().any(is_null);
+        m.nullable = readers.into_iter().any(is_null);
         Ok(m)
     }
 
@@ -776,23 +790,12 @@ impl Compiler<'_> {
             inner.column = resolved(inner.column);
             return Ok(inner);
         }
-        let mut children = Vec::with_capacity(readers.len());
-        let mut fields = Vec::with_capacity(readers.len());
-        for (j, rn) in readers.iter().enumerate() {
-            let mapped = columns[j].take().expect("every branch was built");
-            fields.push(mapped.field(&self.branch_name(rn)));
-            children.push(mapped.column);
-        }
-        let union_fields = UnionFields::try_new(0..readers.len() as i8, fields)
-            .map_err(|e| PlanError::Unsupported(format!("union at {path}: {e}")))?;
-        let mut m = Mapped::new(
-            resolved(Column::Union(Box::new(UnionCol::new(
-                children,
-                union_fields.clone(),
-            )))),
-            DataType::Union(union_fields, arrow_schema::UnionMode::Dense),
-        );
-        m.nullable = readers.iter().any(|n| is_null(n));
+        let branches = columns
+            .into_iter()
+            .map(|m| m.expect("every branch was built"))
+            .collect();
+        let mut m = self.dense_union(readers.iter().copied(), branches, path)?;
+        m.column = resolved(m.column);
         Ok(m)
     }
 
