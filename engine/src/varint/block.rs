@@ -99,15 +99,23 @@ unsafe fn load64(buf: &[u8], at: usize) -> u64 {
     u64::from_le(unsafe { buf.as_ptr().add(at).cast::<u64>().read_unaligned() })
 }
 
-/// Decode whole blocks of [`BLOCK`] input bytes from `cur` while at least [`BLOCK_SLACK`]
-/// input bytes remain at the block and [`OUT_SLACK`] output slots remain in `dst`. Stops
+/// Decode the first `n` varints from `cur` in whole blocks of [`BLOCK`] input bytes while at
+/// least [`BLOCK_SLACK`] input bytes remain at the block and [`OUT_SLACK`] output slots remain
+/// in `dst` (which may be longer than `n`: slots from `n` on are scratch). Stops at the
+/// `n`-th value (the block that holds it may hold more varints, or other data, after it:
+/// those are decoded into the scratch slots and dropped, their bytes are not consumed), or
 /// early, before a block that holds an invalid varint (overlong, or a 10th byte above 1), at
 /// the start of that block; the caller decodes from there with the exact path.
 ///
 /// Every block starts right after the previous one (not at a varint boundary): a varint that
 /// crosses the block end is completed by the next block's first terminator.
 #[inline(always)]
-pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur: &mut Cursor) {
+pub(crate) fn decode_blocks<L: Lane>(
+    buf: &[u8],
+    dst: &mut [MaybeUninit<L>],
+    n: usize,
+    cur: &mut Cursor,
+) {
     let (Some(last_b), Some(last_i)) = (
         buf.len().checked_sub(BLOCK_SLACK),
         dst.len().checked_sub(OUT_SLACK),
@@ -124,7 +132,7 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
     // Invariants at the top of every iteration: `s` is the start of the next varint,
     // `b - 9 <= s <= b` whenever the varints so far were valid (and `s <= b` always, with
     // `s >= cur.p`), `i` values were written.
-    while b <= last_b && i <= last_i {
+    while b <= last_b && i < n && i <= last_i {
         // `b + BLOCK <= buf.len()`, so this is always `Some` (and free).
         let Some(c) = buf.get(b..).and_then(|r| r.first_chunk::<BLOCK>()) else {
             break;
@@ -135,6 +143,9 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
             break;
         }
         let cnt = t0.count_ones() as usize;
+        // Values of this block that belong to the `n` (at least one: `i < n`).
+        let want = n - i;
+        let lim = cnt.min(want);
         let first_len = b + t0.trailing_zeros() as usize + 1 - s;
         // Bit k of `run8` is set when bytes k..k+8 of the block are all continuation bytes:
         // a varint of 9 or more bytes ends in (or after) this block.
@@ -148,7 +159,7 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
                 for (k, &byte) in c.iter().enumerate() {
                     // SAFETY: `i + k < i + BLOCK <= dst.len()` (`i <= last_i`).
                     unsafe { (*out.add(i + k)).write(L::from_byte(byte)) };
-                    acc |= u64::from(byte);
+                    acc |= u64::from(byte) & valid(k, lim);
                 }
             } else {
                 let mut t = t0;
@@ -169,10 +180,10 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
                         // SAFETY: `i + k + j < i + OUT_SLACK <= dst.len()`: `k < cnt + GROUP`
                         // rounded down to a multiple of `GROUP`, with `cnt <= BLOCK`.
                         unsafe { (*out.add(i + k + j)).write(L::from_raw(v)) };
-                        acc |= v & valid(k + j, cnt);
+                        acc |= v & valid(k + j, lim);
                     }
                     k += GROUP;
-                    if k >= cnt {
+                    if k >= lim {
                         break;
                     }
                 }
@@ -211,10 +222,10 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
                 for (j, &v) in v.iter().enumerate() {
                     // SAFETY: as in the short path.
                     unsafe { (*out.add(i + k + j)).write(L::from_raw(v)) };
-                    acc |= v & valid(k + j, cnt);
+                    acc |= v & valid(k + j, lim);
                 }
                 k += GROUP;
-                if k >= cnt {
+                if k >= lim {
                     break;
                 }
             }
@@ -223,6 +234,17 @@ pub(crate) fn decode_blocks<L: Lane>(buf: &[u8], dst: &mut [MaybeUninit<L>], cur
                 acc = acc0;
                 break;
             }
+        }
+        if want <= cnt {
+            // The `n`-th value ends in this block: stop after its terminator, the
+            // `want`-th set bit of `t0`.
+            let mut t = t0;
+            for _ in 1..want {
+                t &= t - 1;
+            }
+            s = b + t.trailing_zeros() as usize + 1;
+            i = n;
+            break;
         }
         i += cnt;
         // After the block's last terminator.

@@ -264,6 +264,8 @@ pub(crate) fn read_word<B: Bits>(bits: B, c: &[u8; MAX_LEN]) -> Result<(u64, usi
     ))
 }
 
+/// The fewest values for which [`decode_raw`] tries the block decoder.
+const MIN_BLOCK_VALUES: usize = 16;
 /// Values [`decode_raw`] decodes while measuring how often the varint length changes.
 const PROBE: usize = 64;
 /// Values [`decode_raw`] then decodes in the mode the probe chose, without measuring.
@@ -271,9 +273,11 @@ const RUN: usize = 512;
 /// The fewest probed values whose measure is kept in the column's [`super::BulkHint`].
 const MIN_PROBE: usize = 16;
 
-/// Decode `dst.len()` raw varints into `dst`, advancing `*pos`.
+/// Decode `n` raw varints into `dst[..n]`, advancing `*pos`. Slots of `dst` from `n` on are
+/// scratch: with at least [`super::block::OUT_SLACK`] of them the block decoder can decode
+/// the last values of a short array too (it writes whole groups past the `n`-th value).
 ///
-/// On success every element of `dst` is initialised and the bitwise OR of all raw values is
+/// On success every element of `dst[..n]` is initialised and the bitwise OR of all raw values is
 /// returned (the int path range-checks it once). On error, the error is returned together with
 /// the OR of the raw values decoded before the failing one, so that the int path can report
 /// `IntOutOfRange` first when the scalar reference would have.
@@ -301,17 +305,21 @@ pub(crate) fn decode_raw<B: Bits, L: Lane>(
     buf: &[u8],
     pos: &mut usize,
     dst: &mut [MaybeUninit<L>],
+    n: usize,
     hint: &mut super::BulkHint,
 ) -> Result<u64, (VarintError, u64)> {
-    let n = dst.len();
-    // Whole 64-byte blocks first (see `super::block`); it stops before the end of the input
-    // or the output, or before a block holding an invalid varint.
+    debug_assert!(n <= dst.len());
     let mut cur = super::block::Cursor {
         p: *pos,
         i: 0,
         acc: 0,
     };
-    super::block::decode_blocks(buf, dst, &mut cur);
+    // Whole 64-byte blocks first (see `super::block`); it stops at the `n`-th value, before
+    // the end of the input or the output, or before a block holding an invalid varint. A
+    // short array is left to the loops below, whose first value costs less than a block.
+    if n >= MIN_BLOCK_VALUES {
+        super::block::decode_blocks(buf, dst, n, &mut cur);
+    }
     let mut st = State {
         p: cur.p,
         i: cur.i,
@@ -508,11 +516,12 @@ pub(crate) fn read_longs<B: Bits>(
     hint: &mut super::BulkHint,
 ) -> Result<(), VarintError> {
     let start = out.len();
-    out.reserve(n);
-    let dst = &mut out.spare_capacity_mut()[..n];
-    decode_raw(bits, buf, pos, dst, hint).map_err(|(e, _)| e)?;
+    // Scratch slots past the `n` values let the block decoder finish short arrays.
+    out.reserve(n + super::block::OUT_SLACK);
+    let dst = out.spare_capacity_mut();
+    decode_raw(bits, buf, pos, dst, n, hint).map_err(|(e, _)| e)?;
     // SAFETY: `decode_raw` returned Ok, so it initialised all `n` elements of the spare
-    // capacity starting at `start`, and `reserve(n)` made that capacity exist.
+    // capacity starting at `start`, and `reserve` made that capacity exist.
     unsafe { out.set_len(start + n) };
     for v in &mut out[start..] {
         *v = v.unzigzag();
@@ -532,16 +541,17 @@ pub(crate) fn read_ints<B: Bits>(
     hint: &mut super::BulkHint,
 ) -> Result<(), VarintError> {
     let start = out.len();
-    out.reserve(n);
-    let dst = &mut out.spare_capacity_mut()[..n];
-    match decode_raw(bits, buf, pos, dst, hint) {
+    // Scratch slots past the `n` values let the block decoder finish short arrays.
+    out.reserve(n + super::block::OUT_SLACK);
+    let dst = out.spare_capacity_mut();
+    match decode_raw(bits, buf, pos, dst, n, hint) {
         Ok(acc) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),
         Ok(_) => {}
         Err((_, acc)) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),
         Err((e, _)) => return Err(e),
     }
     // SAFETY: `decode_raw` returned Ok, so it initialised all `n` elements of the spare
-    // capacity starting at `start`, and `reserve(n)` made that capacity exist.
+    // capacity starting at `start`, and `reserve` made that capacity exist.
     unsafe { out.set_len(start + n) };
     for v in &mut out[start..] {
         *v = v.unzigzag();

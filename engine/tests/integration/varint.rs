@@ -543,7 +543,8 @@ fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
     let decoded = reference.0.len();
     // Counts around the number of complete varints, so the error (if any) is reached, and
     // well past it, so that the bulk block decoder (which needs room for a block of values
-    // beyond its position) meets the error itself.
+    // beyond its position) meets the error itself; and counts that end inside a block
+    // followed by more varints, where the block decoder must stop at the `n`-th value.
     for n in [
         0,
         1,
@@ -552,6 +553,11 @@ fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
         decoded + 1,
         decoded + 2,
         decoded + 80,
+        decoded.saturating_sub(1),
+        decoded / 3,
+        16,
+        64,
+        65,
         buf.len(),
     ] {
         let what = format!("{kind}: n = {n}, start = {start}, buf = {buf:02x?}");
