@@ -2,8 +2,10 @@
 //!
 //! `scaling sweep [--mb 100] [--threads 1,2,4,8,16] [--shapes order,telemetry,wide]
 //! [--codecs null,zstandard] [--iters 5]`: generates each file in memory (avrow-datasets),
-//! then prints a markdown table of decode throughput per thread count (median of `--iters`),
-//! the speed-up over one avrow thread, and arrow-avro (one thread, batch 8192) in the same run.
+//! then prints a markdown table of decode throughput per thread count (median of `--iters`;
+//! the thread counts take turns within each iteration), the speed-up over one avrow thread,
+//! arrow-avro (one thread, batch 8192) in the same run, and, as the machine's ceiling for the
+//! shape, N independent one-thread decodes of the file at once (N the largest thread count).
 //!
 //! `scaling rss FILE [--threads N]`: reads FILE with default settings (memory-mapped, every
 //! core unless `--threads`), dropping each batch, and prints rows and the process's peak
@@ -89,15 +91,16 @@ fn sweep(args: &[String]) {
     let codecs = list(args, "--codecs", "null,zstandard", |s| {
         s.parse::<Codec>().expect("codec")
     });
+    let most = threads.iter().copied().max().unwrap_or(1);
     println!(
-        "| shape | codec | MB | arrow-avro MB/s | {} |",
+        "| shape | codec | MB | arrow-avro MB/s | {} | {most} independent 1t decodes (×1t) |",
         threads
             .iter()
             .map(|t| format!("avrow {t}t MB/s (×1t)"))
             .collect::<Vec<_>>()
             .join(" | ")
     );
-    println!("|---|---|---:|---:|{}", "---:|".repeat(threads.len()));
+    println!("|---|---|---:|---:|{}---:|", "---:|".repeat(threads.len()));
     for &shape in &shapes {
         for &codec in &codecs {
             let rows = avrow_datasets::rows_for_bytes(shape, mb << 20);
@@ -116,26 +119,50 @@ fn sweep(args: &[String]) {
                     .map(|_| arrow_avro_seconds(&bytes, rows))
                     .collect(),
             );
-            let mut cells = Vec::new();
-            let mut one = 0.0;
-            for &t in &threads {
-                avrow_seconds(&bytes, t, rows);
-                let s = median((0..iters).map(|_| avrow_seconds(&bytes, t, rows)).collect());
-                if t == threads[0] {
-                    one = s;
+            // Thread counts take turns within each iteration, so that a slow phase of the
+            // machine slows them all rather than one of them.
+            let mut times = vec![Vec::new(); threads.len()];
+            let mut independent = Vec::new();
+            for _ in 0..iters {
+                for (k, &t) in threads.iter().enumerate() {
+                    times[k].push(avrow_seconds(&bytes, t, rows));
                 }
-                cells.push(format!("{:.0} ({:.2}×)", size_mb / s, one / s));
+                independent.push(independent_seconds(&bytes, most, rows));
             }
+            let one = median(times[0].clone());
+            let cells: Vec<String> = times
+                .into_iter()
+                .map(|t| {
+                    let s = median(t);
+                    format!("{:.0} ({:.2}×)", size_mb / s, one / s)
+                })
+                .collect();
+            // `most` whole-file decodes at once, one thread each: the speed-up the machine
+            // gives perfectly parallel work of this shape (memory bandwidth, shared caches).
+            let both = median(independent);
             println!(
-                "| {} | {} | {:.0} | {:.0} | {} |",
+                "| {} | {} | {:.0} | {:.0} | {} | {:.0} ({:.2}×) |",
                 shape.name(),
                 codec.name(),
                 size_mb,
                 size_mb / peer,
-                cells.join(" | ")
+                cells.join(" | "),
+                most as f64 * size_mb / both,
+                most as f64 * one / both
             );
         }
     }
+}
+
+/// Wall time of `n` one-thread decodes of the whole file running at once on `n` threads.
+fn independent_seconds(bytes: &bytes::Bytes, n: usize, rows: usize) -> f64 {
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..n {
+            s.spawn(|| avrow_seconds(bytes, 1, rows));
+        }
+    });
+    t.elapsed().as_secs_f64()
 }
 
 fn rss(args: &[String]) {

@@ -4,6 +4,7 @@
 
 use super::bits::{Bits, Validity};
 use super::cursor::{Cursor, Sticky};
+use super::pool::{BufferPool, Pooled};
 use super::resolve::{decode_promoted, fill_zero_size, DefaultCol, PromotedCol, ResolvedUnion};
 use super::skip::Skip;
 use crate::error::{DecodeError, DecodeErrorKind};
@@ -18,6 +19,16 @@ use arrow_buffer::{i256, Buffer, IntervalMonthDayNano, NullBuffer, OffsetBuffer,
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::{DataType, FieldRef, Fields, UnionFields};
 use std::sync::Arc;
+
+/// `v.reserve(n)`, through the pool (recycled buffers) when there is one: at the start of a
+/// batch, when the buffers are empty.
+#[inline]
+fn grow<T: Pooled>(v: &mut Vec<T>, n: usize, pool: Option<&BufferPool>) {
+    match pool {
+        Some(pool) => pool.reserve(v, n),
+        None => v.reserve(n),
+    }
+}
 
 /// Decode one value of a primitive column (or an enum) on the fast path, or `$other` for
 /// anything else.
@@ -149,9 +160,9 @@ impl BytesCol {
 
     /// Room for `n` more values; the data buffer gets the last batch's mean length per value,
     /// so that it does not regrow (and copy) while a batch fills.
-    fn reserve(&mut self, n: usize) {
-        self.offsets.reserve(n);
-        self.data.reserve(n.saturating_mul(self.mean_len));
+    fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
+        grow(&mut self.offsets, n, pool);
+        grow(&mut self.data, n.saturating_mul(self.mean_len), pool);
     }
 
     #[inline(always)]
@@ -232,7 +243,7 @@ impl BytesCol {
         Ok(())
     }
 
-    fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+    fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
         let offsets = std::mem::replace(&mut self.offsets, vec![0]);
         let data = std::mem::take(&mut self.data);
         self.mean_len = data.len().div_ceil(offsets.len().max(2) - 1);
@@ -243,10 +254,10 @@ impl BytesCol {
         self.validated_bytes = 0;
         self.validated_values = 0;
         if self.view {
-            return self.finish_view(&offsets, data, nulls);
+            return self.finish_view(&offsets, data, nulls, pool);
         }
         debug_assert_eq!(offsets.last().map(|&o| o as usize), Some(data.len()));
-        let offsets = ScalarBuffer::from(offsets);
+        let offsets = pool.scalar(offsets);
         let offsets = if cfg!(debug_assertions) {
             OffsetBuffer::new(offsets)
         } else {
@@ -258,7 +269,7 @@ impl BytesCol {
             // of decoding string-heavy records.)
             unsafe { OffsetBuffer::new_unchecked(offsets) }
         };
-        let values = Buffer::from_vec(data);
+        let values = pool.buffer(data);
         match self.kind {
             BytesKind::Binary => Arc::new(BinaryArray::new(offsets, values, nulls)),
             BytesKind::Utf8 => {
@@ -277,7 +288,13 @@ impl BytesCol {
         }
     }
 
-    fn finish_view(&self, offsets: &[i32], data: Vec<u8>, nulls: Option<NullBuffer>) -> ArrayRef {
+    fn finish_view(
+        &self,
+        offsets: &[i32],
+        data: Vec<u8>,
+        nulls: Option<NullBuffer>,
+        pool: &Arc<BufferPool>,
+    ) -> ArrayRef {
         let views: Vec<u128> = offsets
             .windows(2)
             .map(|w| {
@@ -289,7 +306,7 @@ impl BytesCol {
         let buffers: Arc<[Buffer]> = if data.is_empty() {
             Arc::from(Vec::new())
         } else {
-            Arc::from(vec![Buffer::from_vec(data)])
+            Arc::from(vec![pool.buffer(data)])
         };
         match self.kind {
             BytesKind::Binary => Arc::new(
@@ -321,12 +338,12 @@ impl FixedCol {
         }
     }
 
-    fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+    fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
         let len = std::mem::take(&mut self.len);
         let data = std::mem::take(&mut self.data);
         let builder = ArrayDataBuilder::new(self.data_type.clone())
             .len(len)
-            .add_buffer(Buffer::from_vec(data))
+            .add_buffer(pool.buffer(data))
             .nulls(nulls);
         Arc::new(FixedSizeBinaryArray::from(
             builder.build().expect("fixed-size data matches its length"),
@@ -555,6 +572,8 @@ pub(crate) struct MapCol {
     pub(crate) values: Column,
     entries: FieldRef,
     min_entry_size: usize,
+    /// Mean entries per map in the last finished batch (to reserve the entries up front).
+    mean_entries: usize,
 }
 
 impl MapCol {
@@ -566,6 +585,7 @@ impl MapCol {
             values,
             entries,
             min_entry_size,
+            mean_entries: 0,
         }
     }
 }
@@ -711,9 +731,9 @@ impl StructCol {
         Ok(())
     }
 
-    pub(crate) fn reserve(&mut self, n: usize) {
+    pub(crate) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
         for col in &mut self.columns {
-            col.reserve(n);
+            col.reserve(n, pool);
         }
     }
 
@@ -748,25 +768,25 @@ impl StructCol {
     }
 
     /// The arrays of the kept columns.
-    pub(crate) fn finish_columns(&mut self) -> Vec<ArrayRef> {
+    pub(crate) fn finish_columns(&mut self, pool: &Arc<BufferPool>) -> Vec<ArrayRef> {
         self.len = 0;
         match &self.order {
             None => self
                 .columns
                 .iter_mut()
                 .filter(|c| !matches!(c, Column::Skip(_)))
-                .map(|c| c.finish(None))
+                .map(|c| c.finish(None, pool))
                 .collect(),
             Some(order) => order
                 .iter()
-                .map(|&i| self.columns[i].finish(None))
+                .map(|&i| self.columns[i].finish(None, pool))
                 .collect(),
         }
     }
 
-    fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+    fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
         let len = self.len;
-        let arrays = self.finish_columns();
+        let arrays = self.finish_columns(pool);
         if arrays.is_empty() {
             return Arc::new(StructArray::new_empty_fields(len, nulls));
         }
@@ -1110,7 +1130,7 @@ impl Column {
                         return Err(offsets_overflow(c.pos));
                     }
                     m.keys.offsets.reserve(n);
-                    m.values.reserve(n);
+                    m.values.reserve(n, None);
                     for _ in 0..n {
                         m.keys.push(c)?;
                         m.values.decode_inline(c)?;
@@ -1224,11 +1244,11 @@ impl Column {
             }
             _ if min_size == 0 => self.append_zero_size(n),
             Column::Struct(s) => {
-                s.reserve(n);
+                s.reserve(n, None);
                 s.decode_n(c, n).map_err(|(_, e)| e)
             }
             _ => {
-                self.reserve(n);
+                self.reserve(n, None);
                 for _ in 0..n {
                     self.decode_inline(c)?;
                 }
@@ -1442,30 +1462,38 @@ impl Column {
         }
     }
 
-    /// Reserve room for `n` more values (top-level and per array block, never per value).
-    pub(crate) fn reserve(&mut self, n: usize) {
+    /// Reserve room for `n` more values (top-level and per array block, never per value);
+    /// with a pool (at the start of a batch), empty buffers get recycled allocations.
+    pub(crate) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
         match self {
             Column::Boolean(b) => b.reserve(n),
-            Column::Int32(p) => p.values.reserve(n),
-            Column::Int64(p) => p.values.reserve(n),
-            Column::Float32(p) => p.values.reserve(n),
-            Column::Float64(p) => p.values.reserve(n),
-            Column::Bytes(b) => b.reserve(n),
-            Column::Fixed(f) | Column::UuidString(f) => f.data.reserve(n.saturating_mul(f.size)),
-            Column::Enum(e) => e.keys.reserve(n),
-            Column::List(l) => {
-                l.offsets.reserve(n);
-                l.child.reserve(n.saturating_mul(l.mean_items));
+            Column::Int32(p) => grow(&mut p.values, n, pool),
+            Column::Int64(p) => grow(&mut p.values, n, pool),
+            Column::Float32(p) => grow(&mut p.values, n, pool),
+            Column::Float64(p) => grow(&mut p.values, n, pool),
+            Column::Bytes(b) => b.reserve(n, pool),
+            Column::Fixed(f) | Column::UuidString(f) => {
+                grow(&mut f.data, n.saturating_mul(f.size), pool)
             }
-            Column::Map(m) => m.offsets.reserve(n),
-            Column::Struct(s) => s.reserve(n),
+            Column::Enum(e) => grow(&mut e.keys, n, pool),
+            Column::List(l) => {
+                grow(&mut l.offsets, n, pool);
+                l.child.reserve(n.saturating_mul(l.mean_items), pool);
+            }
+            Column::Map(m) => {
+                grow(&mut m.offsets, n, pool);
+                let entries = n.saturating_mul(m.mean_entries);
+                m.keys.reserve(entries, pool);
+                m.values.reserve(entries, pool);
+            }
+            Column::Struct(s) => s.reserve(n, pool),
             Column::Nullable(c) => {
                 c.validity.reserve(n);
-                c.child.reserve(n);
+                c.child.reserve(n, pool);
             }
-            Column::Default(d) => d.column.reserve(n),
-            Column::Promoted(p) => p.column.reserve(n),
-            Column::Resolved(r) => r.out.reserve(n),
+            Column::Default(d) => d.column.reserve(n, pool),
+            Column::Promoted(p) => p.column.reserve(n, pool),
+            Column::Resolved(r) => r.out.reserve(n, pool),
             _ => {}
         }
     }
@@ -1490,15 +1518,16 @@ impl Column {
     }
 
     /// Turn the buffers into an Arrow array (with `nulls` from a nullable parent) and reset.
-    pub(crate) fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
-        fn prim<T: arrow_buffer::ArrowNativeType>(
+    pub(crate) fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
+        fn prim<T: Pooled>(
             p: &mut Prim<T>,
             nulls: Option<NullBuffer>,
+            pool: &Arc<BufferPool>,
         ) -> ArrayRef {
             let values = std::mem::take(&mut p.values);
             let data = ArrayDataBuilder::new(p.data_type.clone())
                 .len(values.len())
-                .add_buffer(Buffer::from_vec(values))
+                .add_buffer(pool.buffer(values))
                 .nulls(nulls)
                 .build()
                 .expect("primitive buffer matches its type");
@@ -1507,14 +1536,14 @@ impl Column {
         match self {
             Column::Null(len) => Arc::new(NullArray::new(std::mem::take(len))),
             Column::Boolean(b) => Arc::new(BooleanArray::new(b.finish(), nulls)),
-            Column::Int32(p) => prim(p, nulls),
-            Column::Int64(p) => prim(p, nulls),
-            Column::Float32(p) => prim(p, nulls),
-            Column::Float64(p) => prim(p, nulls),
-            Column::Bytes(b) => b.finish(nulls),
-            Column::Fixed(f) | Column::UuidString(f) => f.finish(nulls),
+            Column::Int32(p) => prim(p, nulls, pool),
+            Column::Int64(p) => prim(p, nulls, pool),
+            Column::Float32(p) => prim(p, nulls, pool),
+            Column::Float64(p) => prim(p, nulls, pool),
+            Column::Bytes(b) => b.finish(nulls, pool),
+            Column::Fixed(f) | Column::UuidString(f) => f.finish(nulls, pool),
             Column::Enum(e) => {
-                let keys = Int32Array::new(ScalarBuffer::from(std::mem::take(&mut e.keys)), nulls);
+                let keys = Int32Array::new(pool.scalar(std::mem::take(&mut e.keys)), nulls);
                 Arc::new(
                     DictionaryArray::<Int32Type>::try_new(keys, e.symbols.clone())
                         .expect("enum indexes checked while decoding"),
@@ -1529,40 +1558,46 @@ impl Column {
                 let offsets = std::mem::replace(&mut l.offsets, vec![0]);
                 let lists = offsets.len() - 1;
                 l.mean_items = (offsets[lists] as usize).div_ceil(lists.max(1));
-                let values = l.child.finish(None);
+                let values = l.child.finish(None, pool);
                 Arc::new(ListArray::new(
                     l.field.clone(),
-                    OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    OffsetBuffer::new(pool.scalar(offsets)),
                     values,
                     nulls,
                 ))
             }
             Column::Map(m) => {
                 let offsets = std::mem::replace(&mut m.offsets, vec![0]);
-                let keys = m.keys.finish(None);
-                let values = m.values.finish(None);
+                let maps = offsets.len() - 1;
+                m.mean_entries = (offsets[maps] as usize).div_ceil(maps.max(1));
+                let keys = m.keys.finish(None, pool);
+                let values = m.values.finish(None, pool);
                 let DataType::Struct(entry_fields) = m.entries.data_type() else {
                     unreachable!("map entries are a struct")
                 };
                 let entries = StructArray::new(entry_fields.clone(), vec![keys, values], None);
                 Arc::new(MapArray::new(
                     m.entries.clone(),
-                    OffsetBuffer::new(ScalarBuffer::from(offsets)),
+                    OffsetBuffer::new(pool.scalar(offsets)),
                     entries,
                     nulls,
                     false,
                 ))
             }
-            Column::Struct(s) => s.finish(nulls),
+            Column::Struct(s) => s.finish(nulls, pool),
             Column::Nullable(n) => {
                 debug_assert!(nulls.is_none(), "nullable inside nullable");
                 let validity = n.validity.finish();
-                n.child.finish(validity)
+                n.child.finish(validity, pool)
             }
             Column::Union(u) => {
                 let type_ids = ScalarBuffer::from(std::mem::take(&mut u.type_ids));
                 let offsets = ScalarBuffer::from(std::mem::take(&mut u.offsets));
-                let children = u.children.iter_mut().map(|c| c.finish(None)).collect();
+                let children = u
+                    .children
+                    .iter_mut()
+                    .map(|c| c.finish(None, pool))
+                    .collect();
                 Arc::new(
                     UnionArray::try_new(u.fields.clone(), type_ids, Some(offsets), children)
                         .expect("union type ids and offsets built consistently"),
@@ -1570,9 +1605,9 @@ impl Column {
             }
             Column::Skip(_) => unreachable!("skipped columns are never finished"),
             Column::TooDeep(t) => Arc::new(NullArray::new(std::mem::take(&mut t.len))),
-            Column::Default(d) => d.column.finish(nulls),
-            Column::Promoted(p) => p.column.finish(nulls),
-            Column::Resolved(r) => r.out.finish(nulls),
+            Column::Default(d) => d.column.finish(nulls, pool),
+            Column::Promoted(p) => p.column.finish(nulls, pool),
+            Column::Resolved(r) => r.out.finish(nulls, pool),
         }
     }
 }

@@ -8,6 +8,7 @@
 mod bits;
 pub(crate) mod column;
 mod cursor;
+mod pool;
 pub(crate) mod resolve;
 pub(crate) mod skip;
 
@@ -127,6 +128,7 @@ impl DecodePlan {
             kernel: crate::varint::selected().unwrap_or_else(|_| crate::varint::best_available()),
             batch_size: DEFAULT_BATCH_SIZE,
             last_batch_rows: 0,
+            pool: Default::default(),
         }
     }
 }
@@ -144,6 +146,9 @@ pub struct RecordDecoder {
     /// the batch size), so that its columns do not regrow (and copy) when a batch spans blocks.
     /// Bounded by data already decoded, so hostile input cannot make it reserve more.
     last_batch_rows: usize,
+    /// Column buffers of dropped batches, for the next batches (shared with this decoder's
+    /// clones).
+    pool: Arc<pool::BufferPool>,
 }
 
 impl RecordDecoder {
@@ -193,7 +198,8 @@ impl RecordDecoder {
     /// for as many rows as the last batch had.
     pub fn reserve(&mut self, rows: usize) {
         let room = rows.min(self.batch_size - self.buffered_rows().min(self.batch_size));
-        self.root.reserve(room.max(self.batch_start_rows()));
+        self.root
+            .reserve(room.max(self.batch_start_rows()), Some(&self.pool));
     }
 
     /// At the start of a batch, the rows of the last batch (capped at the batch size), else 0.
@@ -291,7 +297,8 @@ impl RecordDecoder {
         c.check_utf8 = check_utf8;
         // `n` is bounded by the bytes of the block (see `check_record_count`), the rows of the
         // last batch by data already decoded.
-        self.root.reserve(n.max(self.batch_start_rows()));
+        self.root
+            .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
         self.root
             .decode_n(&mut c, n)
             .map_err(|(i, e)| e.at_record(i as u64))?;
@@ -347,7 +354,7 @@ impl RecordDecoder {
             return Ok(None);
         }
         self.last_batch_rows = rows;
-        let columns = self.root.finish_columns();
+        let columns = self.root.finish_columns(&self.pool);
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
             .map(Some)

@@ -202,7 +202,7 @@ pub(crate) fn fill_zero_size(column: &mut Column, n: usize) -> Result<(), Decode
             0,
         ));
     }
-    column.reserve(n);
+    column.reserve(n, None);
     let failed = Cell::new(false);
     let mut c = Cursor::new(&[], 0, Scalar, &failed);
     for _ in 0..n {
