@@ -17,6 +17,11 @@
 //! # Ok::<(), avrow::Error>(())
 //! ```
 //!
+//! Batches own their memory. The large column buffers of batches you drop return to the
+//! reader, which decodes later batches into them (saving the page faults of new memory); it
+//! keeps at most about 256 MB of them and frees them when it is dropped. Batches you keep
+//! are never touched again.
+//!
 //! The decoding core lives in [`avrow_engine`] (re-exported): use it to decode Avro records
 //! that arrive without a container file.
 

@@ -135,6 +135,11 @@ impl DecodePlan {
 
 /// Decodes Avro records into Arrow column buffers, row by row, and hands out `RecordBatch`es.
 /// One per worker thread; see [`DecodePlan`] for an example.
+///
+/// Large column buffers (16 KiB and up) of the batches it handed out come back to the decoder
+/// when the application drops those batches (on any thread), and later batches are decoded
+/// into them instead of into new memory. A decoder and its clones share these buffers, keep
+/// at most about 256 MB of them, and free them when the last of them is dropped.
 #[derive(Debug, Clone)]
 pub struct RecordDecoder {
     schema: SchemaRef,
