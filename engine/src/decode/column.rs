@@ -1243,10 +1243,10 @@ impl Column {
                 Ok(())
             }
             _ if min_size == 0 => self.append_zero_size(n),
-            Column::Struct(s) => {
-                s.reserve(n, None);
-                s.decode_n(c, n).map_err(|(_, e)| e)
-            }
+            // Records: no reserve per array block (a call and a walk over the fields, ~3 % of
+            // Order's 10-line arrays); the batch started with room for the last batch's mean
+            // items per list, and pushes grow the buffers when that is not enough.
+            Column::Struct(s) => s.decode_n(c, n).map_err(|(_, e)| e),
             _ => {
                 self.reserve(n, None);
                 for _ in 0..n {
