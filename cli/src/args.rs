@@ -53,7 +53,7 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print the writer schema of an Avro file (Avro JSON, Arrow, canonical form, fingerprint).
     #[command(
-        after_help = "Examples:\n  avrow schema data.avro\n  avrow schema data.avro --arrow\n  avrow schema data.avro --fingerprint sha256 --json"
+        after_help = "Examples:\n  avrow schema data.avro\n  avrow schema data.avro --arrow\n  avrow schema data.avro --arrow --reader-schema reader.avsc\n  avrow schema data.avro --fingerprint sha256 --json"
     )]
     Schema(SchemaArgs),
     /// Describe an Avro file without decoding records: codec, sync marker, blocks, records,
@@ -213,6 +213,13 @@ pub struct SchemaArgs {
     /// Print the Arrow schema the file is read as.
     #[arg(long, group = "what")]
     pub arrow: bool,
+
+    /// With `--arrow`: the Arrow schema the file is read as under this reader schema (schema
+    /// resolution, as `convert --reader-schema` reads it). Fails, naming the field, if the
+    /// file's writer schema cannot be read as it.
+    #[arg(long, value_name = "FILE.avsc", requires = "arrow",
+          value_hint = clap::ValueHint::FilePath)]
+    pub reader_schema: Option<PathBuf>,
 
     /// Print the schema's Parsing Canonical Form.
     #[arg(long, group = "what")]

@@ -42,7 +42,7 @@ impl ReadOptions {
 
 /// Reads and parses the `--reader-schema` file (an unreadable or invalid schema is a usage
 /// error: nothing has been opened yet).
-fn load_reader_schema(path: &Path) -> Result<avrow::Schema> {
+pub fn load_reader_schema(path: &Path) -> Result<avrow::Schema> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| usage(format!("--reader-schema {}: {e}", path.display())))?;
     avrow::Schema::parse(&text)

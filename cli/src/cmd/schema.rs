@@ -1,5 +1,6 @@
-//! `avrow schema FILE`: the writer schema as pretty Avro JSON, the Arrow schema it is read as,
-//! its Parsing Canonical Form or a fingerprint; `--json` for machines.
+//! `avrow schema FILE`: the writer schema as pretty Avro JSON, the Arrow schema it is read as
+//! (also under a `--reader-schema`), its Parsing Canonical Form or a fingerprint; `--json` for
+//! machines.
 
 use super::{hex, json_text, print};
 use crate::args::{FingerprintArg, SchemaArgs};
@@ -36,7 +37,11 @@ pub fn run(args: &SchemaArgs) -> Result<()> {
     let counter = ByteCounter::default();
     let file = input.to_string();
     if args.arrow {
-        let reader = input.open(avrow::ReaderBuilder::new().with_threads(1), &counter)?;
+        let mut builder = avrow::ReaderBuilder::new().with_threads(1);
+        if let Some(path) = &args.reader_schema {
+            builder = builder.with_reader_schema(crate::config::load_reader_schema(path)?);
+        }
+        let reader = input.open(builder, &counter)?;
         let schema = reader.schema();
         let text = if args.json {
             json_text(

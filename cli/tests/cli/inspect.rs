@@ -566,3 +566,72 @@ fn inspection_reads_standard_input() {
     assert_eq!(run(&["head", "-n", "2", "--json", "-"]).lines().count(), 2);
     assert_eq!(run(&["validate", "-"]), "ok       <stdin>: 5000 records\n");
 }
+
+/// `schema --arrow --reader-schema`: the Arrow schema under schema resolution (reader fields,
+/// in the reader's order, promotions applied); usage errors for a missing schema or one without
+/// `--arrow`; an incompatible reader schema names the field.
+#[test]
+fn schema_arrow_under_a_reader_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let reader = dir.path().join("reader.avsc");
+    std::fs::write(
+        &reader,
+        r#"{"type":"record","name":"Order","namespace":"bench","fields":[
+            {"name":"item_count","type":"double"},
+            {"name":"id","type":"long"},
+            {"name":"region","type":"string","default":"eu"}]}"#,
+    )
+    .unwrap();
+    let text = avrow()
+        .args(["schema", "--arrow", "--reader-schema"])
+        .arg(&reader)
+        .arg(sample("order"))
+        .output()
+        .unwrap();
+    assert!(text.status.success(), "{}", one_error_line(&text.stderr));
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.starts_with(
+            "item_count: Float64 not null\nid: Int64 not null\nregion: Utf8 not null\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("customer"), "{text}");
+    // Without --arrow, or with a missing file: usage errors.
+    let code = |args: &[&std::ffi::OsStr]| avrow().args(args).output().unwrap().status.code();
+    let order = sample("order");
+    assert_eq!(
+        code(&[
+            "schema".as_ref(),
+            "--reader-schema".as_ref(),
+            reader.as_os_str(),
+            order.as_os_str()
+        ]),
+        Some(2)
+    );
+    let missing = dir.path().join("missing.avsc");
+    let out = avrow()
+        .args(["schema", "--arrow", "--reader-schema"])
+        .arg(&missing)
+        .arg(&order)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_error_line(&out.stderr).contains("missing.avsc"));
+    // Incompatible: names the field.
+    std::fs::write(
+        &reader,
+        r#"{"type":"record","name":"Order","namespace":"bench","fields":[
+            {"name":"customer","type":"long"}]}"#,
+    )
+    .unwrap();
+    let out = avrow()
+        .args(["schema", "--arrow", "--reader-schema"])
+        .arg(&reader)
+        .arg(&order)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = one_error_line(&out.stderr);
+    assert!(err.contains("at customer"), "{err}");
+}
