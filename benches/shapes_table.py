@@ -4,6 +4,7 @@ docs/perf/shapes.md: median ns per row for each reader, and each peer's time ove
 single-thread time (> 1: avrow is faster). Appends benches/shapes_notes.md (the analysis).
 
 Usage: python3 benches/shapes_table.py [target/criterion] > docs/perf/shapes.md
+(AVROW_BENCH_COMMIT=<commit> names the measured commit when regenerating from older results.)
 """
 import datetime
 import json
@@ -36,7 +37,8 @@ def sh(cmd):
 def main():
     cpu = sh("lscpu | sed -n 's/^Model name: *//p'") or "?"
     cores = sh("nproc")
-    commit = sh("git rev-parse --short HEAD")
+    # The measured commit: HEAD, unless the page is regenerated later from saved results.
+    commit = os.environ.get("AVROW_BENCH_COMMIT") or sh("git rev-parse --short HEAD")
     date = datetime.date.today().isoformat()
     out = []
     out.append("# Whole-record decoding: avrow against its peers\n")
