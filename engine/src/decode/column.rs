@@ -1176,20 +1176,8 @@ impl Column {
                 ));
             }
             Column::Union(u) => {
-                let start = c.pos;
-                let branch = c.long()?;
-                let Some(child) = usize::try_from(branch)
-                    .ok()
-                    .and_then(|b| u.children.get_mut(b))
-                else {
-                    return Err(DecodeError::new(
-                        DecodeErrorKind::UnionIndex {
-                            index: branch,
-                            branches: u.children.len(),
-                        },
-                        start,
-                    ));
-                };
+                let branch = c.branch(u.children.len())?;
+                let child = &mut u.children[branch];
                 u.type_ids.push(branch as i8);
                 u.offsets.push(child.len() as i32);
                 child.decode(c)?;

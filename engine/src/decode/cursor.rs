@@ -54,6 +54,17 @@ impl<'a, K: Kernel> Cursor<'a, K> {
             .map_err(|e| self.error(DecodeErrorKind::Varint(e), start))
     }
 
+    /// A union's branch index, checked against its `branches` branches.
+    #[inline(always)]
+    pub(crate) fn branch(&mut self, branches: usize) -> Result<usize, DecodeError> {
+        let start = self.pos;
+        let index = self.long()?;
+        match usize::try_from(index) {
+            Ok(i) if i < branches => Ok(i),
+            _ => Err(self.error(DecodeErrorKind::UnionIndex { index, branches }, start)),
+        }
+    }
+
     /// The next `n` bytes.
     #[inline(always)]
     pub(crate) fn take(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {

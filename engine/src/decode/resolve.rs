@@ -143,19 +143,12 @@ pub(crate) struct ResolvedUnion {
 impl ResolvedUnion {
     pub(crate) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         let start = c.pos;
-        let index = if self.read_index { c.long()? } else { 0 };
-        let Some(target) = usize::try_from(index)
-            .ok()
-            .and_then(|i| self.targets.get(i))
-        else {
-            return Err(DecodeError::new(
-                DecodeErrorKind::UnionIndex {
-                    index,
-                    branches: self.targets.len(),
-                },
-                start,
-            ));
+        let index = if self.read_index {
+            c.branch(self.targets.len())?
+        } else {
+            0
         };
+        let target = &self.targets[index];
         match (target, &mut self.out) {
             (Target::Null, Column::Nullable(n)) => n.push_null(),
             (Target::Value(p), Column::Nullable(n)) => {
@@ -170,7 +163,7 @@ impl ResolvedUnion {
             (Target::Unresolved(branch), _) => {
                 return Err(DecodeError::new(
                     DecodeErrorKind::UnresolvedUnionBranch {
-                        index,
+                        index: index as i64,
                         branch: branch.to_string(),
                     },
                     start,

@@ -71,18 +71,8 @@ impl Skip {
             }),
             Skip::Record(parts) => parts.iter().try_for_each(|p| p.skip(c)),
             Skip::Union(branches) => {
-                let start = c.pos;
-                let b = c.long()?;
-                match usize::try_from(b).ok().and_then(|i| branches.get(i)) {
-                    Some(branch) => branch.skip(c),
-                    None => Err(DecodeError::new(
-                        DecodeErrorKind::UnionIndex {
-                            index: b,
-                            branches: branches.len(),
-                        },
-                        start,
-                    )),
-                }
+                let b = c.branch(branches.len())?;
+                branches[b].skip(c)
             }
             Skip::TooDeep(name, depth) => Err(DecodeError::new(
                 DecodeErrorKind::RecursionLimit {
