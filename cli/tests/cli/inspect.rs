@@ -573,7 +573,16 @@ fn inspection_reads_standard_input() {
 #[test]
 fn schema_arrow_under_a_reader_schema() {
     let dir = tempfile::tempdir().unwrap();
+    let order = sample("order");
     let reader = dir.path().join("reader.avsc");
+    let schema_under = |reader: &Path| {
+        avrow()
+            .args(["schema", "--arrow", "--reader-schema"])
+            .arg(reader)
+            .arg(&order)
+            .output()
+            .unwrap()
+    };
     std::fs::write(
         &reader,
         r#"{"type":"record","name":"Order","namespace":"bench","fields":[
@@ -582,14 +591,9 @@ fn schema_arrow_under_a_reader_schema() {
             {"name":"region","type":"string","default":"eu"}]}"#,
     )
     .unwrap();
-    let text = avrow()
-        .args(["schema", "--arrow", "--reader-schema"])
-        .arg(&reader)
-        .arg(sample("order"))
-        .output()
-        .unwrap();
-    assert!(text.status.success(), "{}", one_error_line(&text.stderr));
-    let text = String::from_utf8(text.stdout).unwrap();
+    let out = schema_under(&reader);
+    assert!(out.status.success(), "{}", one_error_line(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.starts_with(
             "item_count: Float64 not null\nid: Int64 not null\nregion: Utf8 not null\n"
@@ -598,24 +602,14 @@ fn schema_arrow_under_a_reader_schema() {
     );
     assert!(!text.contains("customer"), "{text}");
     // Without --arrow, or with a missing file: usage errors.
-    let code = |args: &[&std::ffi::OsStr]| avrow().args(args).output().unwrap().status.code();
-    let order = sample("order");
-    assert_eq!(
-        code(&[
-            "schema".as_ref(),
-            "--reader-schema".as_ref(),
-            reader.as_os_str(),
-            order.as_os_str()
-        ]),
-        Some(2)
-    );
-    let missing = dir.path().join("missing.avsc");
-    let out = avrow()
-        .args(["schema", "--arrow", "--reader-schema"])
-        .arg(&missing)
+    let without_arrow = avrow()
+        .args(["schema", "--reader-schema"])
+        .arg(&reader)
         .arg(&order)
         .output()
         .unwrap();
+    assert_eq!(without_arrow.status.code(), Some(2));
+    let out = schema_under(&dir.path().join("missing.avsc"));
     assert_eq!(out.status.code(), Some(2));
     assert!(one_error_line(&out.stderr).contains("missing.avsc"));
     // Incompatible: names the field.
@@ -625,12 +619,7 @@ fn schema_arrow_under_a_reader_schema() {
             {"name":"customer","type":"long"}]}"#,
     )
     .unwrap();
-    let out = avrow()
-        .args(["schema", "--arrow", "--reader-schema"])
-        .arg(&reader)
-        .arg(&order)
-        .output()
-        .unwrap();
+    let out = schema_under(&reader);
     assert_eq!(out.status.code(), Some(1));
     let err = one_error_line(&out.stderr);
     assert!(err.contains("at customer"), "{err}");
