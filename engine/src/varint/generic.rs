@@ -71,41 +71,43 @@ impl Bits for Swar {
 
 /// An element type the bulk decoder writes: `i64` for longs, `i32` for ints.
 pub(crate) trait Lane: Copy {
-    /// A one-byte varint (`b < 0x80`) as a raw (still zigzagged) lane value.
+    /// The value of a one-byte varint (`b < 0x80`): zigzag decoded.
     fn from_byte(b: u8) -> Self;
-    /// A raw varint value, truncated to the lane (ints are range-checked separately).
+    /// The value of a raw varint: truncated to the lane (ints are range-checked separately on
+    /// the raw values) and zigzag decoded.
     fn from_raw(v: u64) -> Self;
-    /// Undo zigzag encoding of a raw lane value.
-    fn unzigzag(self) -> Self;
+    /// [`Lane::from_raw`] of a raw varint of at most four bytes (`v < 2^28`), computed in 32
+    /// bits (eight values per AVX2 instruction).
+    fn from_raw32(v: u32) -> Self;
 }
 
 impl Lane for i64 {
     #[inline(always)]
     fn from_byte(b: u8) -> Self {
-        i64::from(b)
+        i64::from(b >> 1) ^ -i64::from(b & 1)
     }
     #[inline(always)]
     fn from_raw(v: u64) -> Self {
-        v as i64
+        ((v >> 1) as i64) ^ -((v & 1) as i64)
     }
     #[inline(always)]
-    fn unzigzag(self) -> Self {
-        (((self as u64) >> 1) as i64) ^ -(self & 1)
+    fn from_raw32(v: u32) -> Self {
+        i64::from(((v >> 1) as i32) ^ -((v & 1) as i32))
     }
 }
 
 impl Lane for i32 {
     #[inline(always)]
     fn from_byte(b: u8) -> Self {
-        i32::from(b)
+        i32::from(b >> 1) ^ -i32::from(b & 1)
     }
     #[inline(always)]
     fn from_raw(v: u64) -> Self {
-        v as u32 as i32
+        Self::from_raw32(v as u32)
     }
     #[inline(always)]
-    fn unzigzag(self) -> Self {
-        (((self as u32) >> 1) as i32) ^ -(self & 1)
+    fn from_raw32(v: u32) -> Self {
+        ((v >> 1) as i32) ^ -((v & 1) as i32)
     }
 }
 
@@ -264,16 +266,17 @@ pub(crate) fn read_word<B: Bits>(bits: B, c: &[u8; MAX_LEN]) -> Result<(u64, usi
     ))
 }
 
-/// The fewest values for which [`decode_raw`] tries the block decoder.
+/// The fewest values for which [`decode_into`] tries the block decoder.
 const MIN_BLOCK_VALUES: usize = 16;
-/// Values [`decode_raw`] decodes while measuring how often the varint length changes.
+/// Values [`decode_into`] decodes while measuring how often the varint length changes.
 const PROBE: usize = 64;
-/// Values [`decode_raw`] then decodes in the mode the probe chose, without measuring.
+/// Values [`decode_into`] then decodes in the mode the probe chose, without measuring.
 const RUN: usize = 512;
 /// The fewest probed values whose measure is kept in the column's [`super::BulkHint`].
 const MIN_PROBE: usize = 16;
 
-/// Decode `n` raw varints into `dst[..n]`, advancing `*pos`. Slots of `dst` from `n` on are
+/// Decode `n` varints into `dst[..n]` as lane values (zigzag decoded as they are written, see
+/// [`Lane`]), advancing `*pos`. Slots of `dst` from `n` on are
 /// scratch: with at least [`super::block::OUT_SLACK`] of them the block decoder can decode
 /// the last values of a short array too (it writes whole groups past the `n`-th value).
 ///
@@ -300,7 +303,7 @@ const MIN_PROBE: usize = 16;
 /// Each step needs [`WINDOW`] output slots and `WINDOW + MAX_LEN` input bytes; the rest is
 /// decoded value by value with the checked fallbacks.
 #[inline(always)]
-pub(crate) fn decode_raw<B: Bits, L: Lane>(
+pub(crate) fn decode_into<B: Bits, L: Lane>(
     bits: B,
     buf: &[u8],
     pos: &mut usize,
@@ -378,7 +381,7 @@ pub(crate) fn decode_raw<B: Bits, L: Lane>(
     Ok(acc)
 }
 
-/// Where [`decode_raw`] is: input position, values written, OR of the raw values.
+/// Where [`decode_into`] is: input position, values written, OR of the raw values.
 struct State {
     p: usize,
     i: usize,
@@ -387,7 +390,7 @@ struct State {
 
 /// Decode steps while `st.i < stop` and `st.p <= last_p` (so every step is in bounds: the
 /// caller guarantees `stop <= dst.len() - WINDOW + 1` and `last_p = buf.len() - WINDOW -
-/// MAX_LEN`). `BRANCHLESS` picks the mode (see [`decode_raw`]); with `COUNT` it returns how
+/// MAX_LEN`). `BRANCHLESS` picks the mode (see [`decode_into`]); with `COUNT` it returns how
 /// many times the varint length changed from one step to the next (0 otherwise).
 #[inline(always)]
 fn steps<B: Bits, L: Lane, const BRANCHLESS: bool, const COUNT: bool>(
@@ -504,8 +507,8 @@ fn split_words<const N: usize>(c: &[u8; N]) -> (u64, u64) {
     (u64::from_le_bytes(lo), u64::from_le_bytes(hi))
 }
 
-/// Bulk decode of zigzag longs: raw pass ([`decode_raw`]) into the spare capacity, then a
-/// separate vectorisable zigzag pass. On error `out` keeps its original length.
+/// Bulk decode of zigzag longs ([`decode_into`]) straight into the spare capacity. On error
+/// `out` keeps its original length.
 #[inline(always)]
 pub(crate) fn read_longs<B: Bits>(
     bits: B,
@@ -519,13 +522,10 @@ pub(crate) fn read_longs<B: Bits>(
     // Scratch slots past the `n` values let the block decoder finish short arrays.
     out.reserve(n + super::block::OUT_SLACK);
     let dst = out.spare_capacity_mut();
-    decode_raw(bits, buf, pos, dst, n, hint).map_err(|(e, _)| e)?;
-    // SAFETY: `decode_raw` returned Ok, so it initialised all `n` elements of the spare
+    decode_into(bits, buf, pos, dst, n, hint).map_err(|(e, _)| e)?;
+    // SAFETY: `decode_into` returned Ok, so it initialised all `n` elements of the spare
     // capacity starting at `start`, and `reserve` made that capacity exist.
     unsafe { out.set_len(start + n) };
-    for v in &mut out[start..] {
-        *v = v.unzigzag();
-    }
     Ok(())
 }
 
@@ -544,18 +544,15 @@ pub(crate) fn read_ints<B: Bits>(
     // Scratch slots past the `n` values let the block decoder finish short arrays.
     out.reserve(n + super::block::OUT_SLACK);
     let dst = out.spare_capacity_mut();
-    match decode_raw(bits, buf, pos, dst, n, hint) {
+    match decode_into(bits, buf, pos, dst, n, hint) {
         Ok(acc) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),
         Ok(_) => {}
         Err((_, acc)) if acc >> 32 != 0 => return Err(VarintError::IntOutOfRange),
         Err((e, _)) => return Err(e),
     }
-    // SAFETY: `decode_raw` returned Ok, so it initialised all `n` elements of the spare
+    // SAFETY: `decode_into` returned Ok, so it initialised all `n` elements of the spare
     // capacity starting at `start`, and `reserve` made that capacity exist.
     unsafe { out.set_len(start + n) };
-    for v in &mut out[start..] {
-        *v = v.unzigzag();
-    }
     Ok(())
 }
 

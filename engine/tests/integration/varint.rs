@@ -591,14 +591,18 @@ fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
 /// Long streams for the bulk block decoder (64-byte blocks, groups of values decoded past the
 /// block's last one): 60 to 400 values from one length mix, then arbitrary bytes (what follows
 /// an array inside an Avro block), sometimes damaged (a byte replaced, or a run of
-/// continuation bytes inserted). Mixes include values above `u32::MAX` (ints out of range)
-/// and mixes without them.
+/// continuation bytes inserted) or with one valid 5- to 8-byte value inserted at a varint
+/// boundary (blocks of short varints take their own path). Mixes include values above
+/// `u32::MAX` (ints out of range) and mixes without them.
 fn long_streams() -> impl Strategy<Value = Vec<u8>> {
     let mixes: Vec<Vec<usize>> = vec![
         vec![1],
         vec![1, 2],
         (1..=MAX_LEN).collect(),
         vec![1, 2, 3, 4],
+        vec![1, 3],
+        vec![4],
+        vec![3, 4, 5],
         vec![5],
         vec![8],
         vec![8, 9, 10],
@@ -610,7 +614,7 @@ fn long_streams() -> impl Strategy<Value = Vec<u8>> {
         60usize..400,
         any::<u64>(),
         prop::collection::vec(any::<u8>(), 0..100),
-        0u8..4,
+        0u8..5,
         any::<prop::sample::Index>(),
         any::<u8>(),
         any::<bool>(),
@@ -639,6 +643,15 @@ fn long_streams() -> impl Strategy<Value = Vec<u8>> {
                 1 => {
                     let run = 9 + usize::from(byte % 4);
                     bytes.splice(at..at, std::iter::repeat_n(0x80 | byte, run));
+                }
+                2 => {
+                    // One longer (valid) value amid short ones: a block changes paths.
+                    let v = value_of_len(5 + usize::from(byte % 4), next());
+                    let at = bytes[..at]
+                        .iter()
+                        .rposition(|&b| b < 0x80)
+                        .map_or(0, |p| p + 1);
+                    bytes.splice(at..at, reference_encode(v));
                 }
                 _ => {}
             }
@@ -757,6 +770,55 @@ fn long_streams_switch_bulk_modes_and_equal_scalar() {
                     "{kind}"
                 );
                 assert_eq!(skip(kind, buf, 0, n), skip(s, buf, 0, n), "{kind}: n = {n}");
+            }
+        }
+    }
+}
+
+/// The block decoder's path for blocks of varints of at most four bytes, at its edges: one
+/// longer varint (5, 8 or 10 bytes, or an overlong run) among one- to four-byte varints, at
+/// every byte offset of the first three 64-byte blocks, so it also crosses a block boundary
+/// (the block after it starts inside it). Every kernel must equal `Scalar`.
+#[test]
+fn one_long_varint_among_short_ones_at_every_offset() {
+    let mut x = 0x6a09_e667_f3bc_c909u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let short: Vec<u8> = (0..200)
+        .flat_map(|i| reference_encode(value_of_len(1 + (i * 7 + i / 3) % 4, next())))
+        .collect();
+    let s = KernelKind::Scalar;
+    for long in [5usize, 8, 10, 11] {
+        let inserted = if long == 11 {
+            vec![0x81; 11]
+        } else {
+            reference_encode(value_of_len(long, next()))
+        };
+        for at in 0..3 * 64 + 8 {
+            // Insert at the varint boundary at or before `at`.
+            let at = short[..at]
+                .iter()
+                .rposition(|&b| b < 0x80)
+                .map_or(0, |p| p + 1);
+            let mut buf = short.clone();
+            buf.splice(at..at, inserted.iter().copied());
+            for kind in kernels() {
+                for n in [150, 199] {
+                    assert_eq!(
+                        read_longs(kind, &buf, 0, n),
+                        read_longs(s, &buf, 0, n),
+                        "{kind}: long {long} at {at}, n = {n}"
+                    );
+                    assert_eq!(
+                        read_ints(kind, &buf, 0, n),
+                        read_ints(s, &buf, 0, n),
+                        "{kind}: long {long} at {at}, n = {n}"
+                    );
+                }
             }
         }
     }
