@@ -177,7 +177,10 @@ impl<'a, K: Kernel> Cursor<'a, K> {
         } else {
             count as u64
         };
-        if min_item_size > 0 && n > (self.remaining() / min_item_size) as u64 {
+        // `n * min_item_size > remaining` (no division: this runs once per array block).
+        if n.checked_mul(min_item_size as u64)
+            .is_none_or(|need| need > self.remaining() as u64)
+        {
             return Err(self.error(
                 DecodeErrorKind::TooLarge(format!(
                     "collection block of {n} items needs at least {} bytes but only {} are left",

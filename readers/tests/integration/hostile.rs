@@ -356,6 +356,16 @@ fn collection_counts_beyond_the_data() {
         &file(&arr, &[block(1, &d)]),
         &["field a"],
     );
+    // 2^62 doubles: the bytes they need overflow 64 bits.
+    let doubles = rec(r#"{"name":"d","type":{"type":"array","items":"double"}}"#);
+    let mut d = varint(1 << 62);
+    d.extend_from_slice(&[0; 16]);
+    d.push(0);
+    expect_err(
+        "array of 2^62 doubles in 16 bytes",
+        &file(&doubles, &[block(1, &d)]),
+        &["field d"],
+    );
     let map = rec(r#"{"name":"m","type":{"type":"map","values":"string"}}"#);
     let mut d = varint(1 << 62);
     string(&mut d, b"k");
