@@ -72,6 +72,15 @@ def main():
             return "—" if v is None or base is None else f"{v / base:.2f}×"
         par = "—" if base is None or cells["avrow-all"] is None else f"{base / cells['avrow-all']:.2f}×"
         out.append(f"| {shape} | {codec} | {r('arrow-avro')} | {r('apache-avro-value')} | {r('apache-avro-to-arrow')} | {par} |")
+    interleaved = os.path.join(ROOT, "interleaved.md")
+    if os.path.exists(interleaved):
+        out.append("\n## Interleaved ratios (one core, null codec)\n")
+        out.append("The same files after the criterion run, by `cargo run --release -p avrow-benches "
+                   "--bin ratios`: each round decodes every file once with each reader, in a rotating "
+                   "order, and gives one ratio per peer; the median over rounds (and its range) is "
+                   "what a slow stretch of a shared machine moves least, since it falls on both "
+                   "sides of a ratio.\n")
+        out.append(open(interleaved).read().rstrip())
     notes = os.path.join(os.path.dirname(os.path.abspath(__file__)), "shapes_notes.md")
     if os.path.exists(notes):
         out.append("")

@@ -13,59 +13,13 @@
 //! comma-separated subset (`order,wide`), `AVROW_BENCH_CODECS` likewise (`null,zstandard`).
 //! `benches/compare.sh` runs this and writes docs/perf/shapes.md.
 
-use avrow_benches::data::{self, BenchFile};
-use avrow_benches::value_to_arrow;
+use avrow_benches::data;
+use avrow_benches::readers::{
+    apache_to_arrow_rows, apache_value_rows, arrow_avro_rows, avrow_rows,
+};
 use avrow_datasets::{Codec, Shape};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::time::Duration;
-
-const BATCH: usize = 8192;
-
-fn avrow_rows(file: &BenchFile, threads: usize) -> usize {
-    let reader = avrow::ReaderBuilder::new()
-        .with_threads(threads)
-        .with_batch_size(BATCH)
-        .read_bytes(file.bytes.clone())
-        .expect("avrow opens the file");
-    reader.map(|b| b.expect("avrow decodes").num_rows()).sum()
-}
-
-fn arrow_avro_rows(file: &BenchFile) -> usize {
-    let reader = arrow_avro::reader::ReaderBuilder::new()
-        .with_batch_size(BATCH)
-        .build(&file.bytes[..])
-        .expect("arrow-avro opens the file");
-    reader
-        .map(|b| b.expect("arrow-avro decodes").num_rows())
-        .sum()
-}
-
-fn apache_value_rows(file: &BenchFile) -> usize {
-    let reader = apache_avro::Reader::new(&file.bytes[..]).expect("apache-avro opens the file");
-    let mut rows = 0;
-    for value in reader {
-        std::hint::black_box(value.expect("apache-avro decodes"));
-        rows += 1;
-    }
-    rows
-}
-
-fn apache_to_arrow_rows(file: &BenchFile, schema: &arrow_schema::SchemaRef) -> usize {
-    let reader = apache_avro::Reader::new(&file.bytes[..]).expect("apache-avro opens the file");
-    let mut rows = 0;
-    let mut chunk = Vec::with_capacity(BATCH);
-    for value in reader {
-        chunk.push(value.expect("apache-avro decodes"));
-        if chunk.len() == BATCH {
-            rows += value_to_arrow::to_batch(schema, &chunk).num_rows();
-            chunk.clear();
-        }
-    }
-    if !chunk.is_empty() {
-        rows += value_to_arrow::to_batch(schema, &chunk).num_rows();
-    }
-    rows
-}
 
 fn selected<T: Copy>(all: &[T], var: &str, name: fn(T) -> &'static str) -> Vec<T> {
     match std::env::var(var) {

@@ -3,5 +3,6 @@
 //! DataFusion used before arrow-avro (read `Value`s, then fill Arrow builders column by column).
 
 pub mod data;
+pub mod readers;
 pub mod value_to_arrow;
 pub mod varint_data;
