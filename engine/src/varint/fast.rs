@@ -4,6 +4,10 @@
 //! and four-byte paths, then one 64-bit word for five to eight bytes (terminator found with
 //! `trailing_zeros(!w & 0x8080…80)`, 7-bit groups compacted with shift-and-mask), extended by
 //! one or two bytes for nine- and ten-byte varints. Bulk paths are in [`super::bulk`].
+//!
+//! [`Kernel::read_u64_unpredictable`] (the record decoder's field reads) keeps the one-byte
+//! check and decodes every longer varint with the word path, so that a record whose fields
+//! alternate between lengths does not mispredict a length branch per field.
 
 use super::generic::{self, Swar};
 use super::{bulk, BulkHint, Kernel, KernelKind, VarintError};
@@ -18,6 +22,11 @@ impl Kernel for Fast {
     #[inline(always)]
     fn read_u64(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
         generic::read_u64(Swar, buf, pos)
+    }
+
+    #[inline(always)]
+    fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        generic::read_u64_word(Swar, buf, pos)
     }
 
     #[inline]

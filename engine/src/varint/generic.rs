@@ -155,6 +155,35 @@ pub(crate) fn read_u64<B: Bits>(bits: B, buf: &[u8], pos: &mut usize) -> Result<
     }
 }
 
+/// Decode one raw varint: 1 byte inline, longer ones with [`read_word`] (no branch on their
+/// length); the checked path when fewer than [`MAX_LEN`] bytes remain.
+#[inline(always)]
+pub(crate) fn read_u64_word<B: Bits>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+) -> Result<u64, VarintError> {
+    let p = *pos;
+    let Some(&b0) = buf.get(p) else {
+        return Err(VarintError::Truncated);
+    };
+    if b0 < 0x80 {
+        *pos = p + 1;
+        return Ok(u64::from(b0));
+    }
+    let result = match buf.get(p..).and_then(|s| s.first_chunk::<MAX_LEN>()) {
+        Some(c) => read_word(bits, c).map(|(v, len)| (v, p + len)),
+        None => read_u64_checked(buf, p),
+    };
+    match result {
+        Ok((v, next)) => {
+            *pos = next;
+            Ok(v)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Decode a varint of at least 2 bytes at `p` (`buf[p] >= 0x80`, `p < buf.len()`): 2 bytes
 /// inline, then [`read_3_to_10`]; the checked path when fewer than 10 bytes remain. Returns
 /// the value and the position after it.

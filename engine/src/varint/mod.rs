@@ -123,6 +123,14 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
         self.read_u64(buf, pos).map(unzigzag64)
     }
 
+    /// [`Kernel::read_u64`] for values whose lengths vary unpredictably from one to the next
+    /// (a record's fields in turn): one-byte values inline, longer ones without a branch on
+    /// their length. Same results and errors.
+    #[inline(always)]
+    fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        self.read_u64(buf, pos)
+    }
+
     /// Decode one zigzag Avro `int`, rejecting values outside `i32`.
     #[inline(always)]
     fn read_int(self, buf: &[u8], pos: &mut usize) -> Result<i32, VarintError> {

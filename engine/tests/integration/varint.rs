@@ -14,9 +14,18 @@ use proptest::prelude::*;
 // ---------------------------------------------------------------------------------------------
 // One function per kernel operation, dispatched on the kind (as the decoder does).
 
+/// `read_u64`, checked against `read_u64_unpredictable` (the record decoder's entry point),
+/// which must give the same value, position and error everywhere.
 fn read_u64(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(u64, usize), VarintError> {
     let mut p = pos;
-    dispatch_kernel!(kind, k => k.read_u64(buf, &mut p)).map(|v| (v, p))
+    let r = dispatch_kernel!(kind, k => k.read_u64(buf, &mut p)).map(|v| (v, p));
+    let mut q = pos;
+    let u = dispatch_kernel!(kind, k => k.read_u64_unpredictable(buf, &mut q)).map(|v| (v, q));
+    assert_eq!(
+        u, r,
+        "{kind}: read_u64_unpredictable at {pos} of {buf:02x?}"
+    );
+    r
 }
 
 fn read_long(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(i64, usize), VarintError> {

@@ -101,6 +101,11 @@ impl Kernel for Bmi2 {
         generic::read_u64(self.pext(), buf, pos)
     }
 
+    #[inline(always)]
+    fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        generic::read_u64_word(self.pext(), buf, pos)
+    }
+
     #[inline]
     fn read_longs_hinted(
         self,
