@@ -170,9 +170,10 @@ pub(crate) fn decode_blocks<L: Lane>(
                 acc |= u64::from(byte) & valid(k, lim);
             }
         } else if run4 == 0 && first_len <= 4 {
-            // Every value that ends in this block has at most four bytes: decoded in 32 bits,
-            // eight values per vector instruction. Their raw values are below 2^28, so they
-            // cannot fail the int range check and `acc` needs none of them.
+            // Every value that ends in this block has at most four bytes: decoded in 32-bit
+            // lanes (twice as many per vector register as the 64-bit path). Their raw values
+            // are below 2^28, so they cannot fail the int range check and `acc` needs none of
+            // them.
             let mut t = t0;
             let mut k = 0;
             loop {

@@ -77,7 +77,7 @@ pub(crate) trait Lane: Copy {
     /// the raw values) and zigzag decoded.
     fn from_raw(v: u64) -> Self;
     /// [`Lane::from_raw`] of a raw varint of at most four bytes (`v < 2^28`), computed in 32
-    /// bits (eight values per AVX2 instruction).
+    /// bits (twice as many values per vector register as in 64).
     fn from_raw32(v: u32) -> Self;
 }
 
@@ -305,9 +305,9 @@ const RUN: usize = 512;
 const MIN_PROBE: usize = 16;
 
 /// Decode `n` varints into `dst[..n]` as lane values (zigzag decoded as they are written, see
-/// [`Lane`]), advancing `*pos`. Slots of `dst` from `n` on are
-/// scratch: with at least [`super::block::OUT_SLACK`] of them the block decoder can decode
-/// the last values of a short array too (it writes whole groups past the `n`-th value).
+/// [`Lane`]), advancing `*pos`. Slots of `dst` from `n` on are scratch: with at least
+/// [`super::block::OUT_SLACK`] of them the block decoder can decode the last values of a short
+/// array too (it writes whole groups past the `n`-th value).
 ///
 /// On success every element of `dst[..n]` is initialised and the bitwise OR of all raw values is
 /// returned (the int path range-checks it once). On error, the error is returned together with
