@@ -11,6 +11,7 @@
 //! generated on first use); `benches/compare.sh` runs this after criterion and puts the table
 //! in docs/perf/shapes.md. Every decode is checked to see every row.
 
+use avrow_benches::args::{arg, list};
 use avrow_benches::data::{self, BenchFile};
 use avrow_benches::readers::{apache_value_rows, arrow_avro_rows, avrow_rows};
 use avrow_datasets::{Codec, Shape};
@@ -36,20 +37,6 @@ const READERS: [Reader; 3] = [
         decode: apache_value_rows,
     },
 ];
-
-fn arg(args: &[String], name: &str) -> Option<String> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-}
-
-fn list<T>(args: &[String], name: &str, default: &str, parse: impl Fn(&str) -> T) -> Vec<T> {
-    arg(args, name)
-        .unwrap_or_else(|| default.to_string())
-        .split(',')
-        .map(|s| parse(s.trim()))
-        .collect()
-}
 
 /// The median of `v` (the upper one of an even count), with its minimum and maximum.
 fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {

@@ -15,26 +15,13 @@
 //!
 //! Built with `--features mimalloc`, the binary uses mimalloc as its global allocator.
 
+use avrow_benches::args::{arg, list};
 use avrow_datasets::{Codec, GenOptions, Shape};
 use std::time::Instant;
 
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-fn arg(args: &[String], name: &str) -> Option<String> {
-    args.iter()
-        .position(|a| a == name)
-        .and_then(|i| args.get(i + 1).cloned())
-}
-
-fn list<T>(args: &[String], name: &str, default: &str, parse: impl Fn(&str) -> T) -> Vec<T> {
-    arg(args, name)
-        .unwrap_or_else(|| default.to_string())
-        .split(',')
-        .map(|s| parse(s.trim()))
-        .collect()
-}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

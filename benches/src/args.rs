@@ -1,0 +1,18 @@
+//! Command-line flags of the benchmark binaries (`scaling`, `ratios`): `--name value` pairs,
+//! without a parser dependency.
+
+/// The value after `name` in `args`, if the flag is there.
+pub fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+/// The comma-separated value after `name` (or `default`), each item parsed by `parse`.
+pub fn list<T>(args: &[String], name: &str, default: &str, parse: impl Fn(&str) -> T) -> Vec<T> {
+    arg(args, name)
+        .unwrap_or_else(|| default.to_string())
+        .split(',')
+        .map(|s| parse(s.trim()))
+        .collect()
+}
