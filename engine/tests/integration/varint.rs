@@ -472,6 +472,17 @@ fn ints_outside_i32_are_rejected() {
 // ---------------------------------------------------------------------------------------------
 // Property tests: every kernel equals `Scalar`.
 
+/// A xorshift64 generator from `seed` (non-zero): the tests' deterministic pseudo-random
+/// values.
+fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
 /// A value whose varint is exactly `len` bytes.
 fn value_of_len(len: usize, raw: u64) -> u64 {
     if len == 1 {
@@ -629,13 +640,7 @@ fn long_streams() -> impl Strategy<Value = Vec<u8>> {
         any::<bool>(),
     )
         .prop_map(|(mix, count, seed, tail, damage, at, byte, small)| {
-            let mut x = seed | 1;
-            let mut next = move || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x
-            };
+            let mut next = xorshift(seed | 1);
             let mut bytes = Vec::new();
             for _ in 0..count {
                 let len = mix[(next() % mix.len() as u64) as usize];
@@ -730,13 +735,7 @@ proptest! {
 /// depths. Every kernel must equal `Scalar`.
 #[test]
 fn long_streams_switch_bulk_modes_and_equal_scalar() {
-    let mut x = 0x2545_f491_4f6c_dd1du64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x2545_f491_4f6c_dd1du64);
     let mut values = Vec::new();
     for segment in 0..24 {
         let fixed = 1 + segment % 10;
@@ -790,13 +789,7 @@ fn long_streams_switch_bulk_modes_and_equal_scalar() {
 /// (the block after it starts inside it). Every kernel must equal `Scalar`.
 #[test]
 fn one_long_varint_among_short_ones_at_every_offset() {
-    let mut x = 0x6a09_e667_f3bc_c909u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x6a09_e667_f3bc_c909u64);
     let short: Vec<u8> = (0..200)
         .flat_map(|i| reference_encode(value_of_len(1 + (i * 7 + i / 3) % 4, next())))
         .collect();
@@ -838,13 +831,7 @@ fn one_long_varint_among_short_ones_at_every_offset() {
 /// `Scalar` and decodes back.
 #[test]
 fn bulk_encode_groups_equal_scalar() {
-    let mut x = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15u64);
     let mixes: [&[usize]; 7] = [&[1], &[2], &[1, 2], &[3], &[1, 2, 3], &[2, 3, 4], &[1, 10]];
     for mix in mixes {
         let longs: Vec<i64> = (0..203)
