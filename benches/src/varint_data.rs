@@ -1,7 +1,7 @@
 //! What the varint benchmarks (`benches/varint.rs`, `benches/varint_min.rs`) measure: the value
 //! distributions, their deterministic data, and the operations timed for each kernel.
 
-use avrow_engine::varint::{unzigzag64, Kernel, Scalar};
+use avrow_engine::varint::{unzigzag64, Kernel, ReadHint, Scalar, Writer};
 
 /// Values per operation.
 pub const N: usize = 64 * 1024;
@@ -99,8 +99,12 @@ pub fn data(dist: &Dist) -> (Vec<i64>, Vec<u8>) {
 pub fn decode_single<K: Kernel>(k: K, buf: &[u8]) -> i64 {
     let mut pos = 0;
     let mut sum = 0i64;
+    let mut hint = ReadHint::default();
     for _ in 0..N {
-        sum = sum.wrapping_add(k.read_long(buf, &mut pos).expect("valid data"));
+        sum = sum.wrapping_add(
+            k.read_long_hinted(buf, &mut pos, &mut hint)
+                .expect("valid data"),
+        );
     }
     sum
 }
@@ -117,8 +121,9 @@ pub fn decode_bulk<K: Kernel>(k: K, buf: &[u8], out: &mut Vec<i64>) {
 #[inline(never)]
 pub fn encode_single<K: Kernel>(k: K, values: &[i64], out: &mut Vec<u8>) {
     out.clear();
+    let mut w = Writer::new(k, out);
     for &v in values {
-        k.write_long(v, out);
+        w.write_long(v);
     }
 }
 

@@ -9,8 +9,10 @@
 //! check and decodes every longer varint with the word path, so that a record whose fields
 //! alternate between lengths does not mispredict a length branch per field.
 
+use std::mem::MaybeUninit;
+
 use super::generic::{self, Swar};
-use super::{bulk, BulkHint, Kernel, KernelKind, VarintError};
+use super::{bulk, predict, BulkHint, Kernel, KernelKind, ReadHint, VarintError, MAX_LEN};
 
 /// The portable word-at-a-time kernel (available on every target).
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,6 +29,16 @@ impl Kernel for Fast {
     #[inline(always)]
     fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
         generic::read_u64_word(Swar, buf, pos)
+    }
+
+    #[inline(always)]
+    fn read_u64_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        hint: &mut ReadHint,
+    ) -> Result<u64, VarintError> {
+        predict::read_u64_hinted(Swar, buf, pos, hint)
     }
 
     #[inline]
@@ -61,6 +73,12 @@ impl Kernel for Fast {
     #[inline(always)]
     fn write_u64(self, v: u64, out: &mut Vec<u8>) {
         generic::write_u64(Swar, v, out)
+    }
+
+    #[inline(always)]
+    fn encode_u64(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+        // SAFETY: `dst` is `MAX_LEN` writable bytes.
+        unsafe { generic::encode_at(Swar, v, dst.as_mut_ptr().cast()) }
     }
 
     #[inline]

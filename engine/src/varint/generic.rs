@@ -29,14 +29,27 @@ pub(crate) trait Bits: Copy {
     /// Gathers the low seven bits of each byte of `w` into the low 56 bits of the result
     /// (byte 0 lands in bits 0..7, byte 7 in bits 49..56). High bits of the bytes are ignored.
     fn compact(self, w: u64) -> u64;
+    /// [`Bits::compact`] of the groups selected by `mask` (a subset of [`LOW`]): the bits of
+    /// `w` under `mask`, gathered from the bottom up.
+    #[inline(always)]
+    fn compact_masked(self, w: u64, mask: u64) -> u64 {
+        self.compact(w & mask)
+    }
     /// The inverse of [`Bits::compact`] for `v < 2^56`: byte `k` of the result holds bits
     /// `7k..7k+7` of `v`, and every high bit is clear.
     fn spread(self, v: u64) -> u64;
-    /// Whether [`Bits::spread`] and [`Bits::lzcnt`] are single instructions (PDEP, LZCNT):
-    /// then [`write_u64`] encodes three-byte values with [`encode_raw`] too (one length branch
-    /// less; measured: Mixed1-10 1.93x -> 2.46x prost, len3 unchanged), where shift-and-mask
-    /// takes an unrolled three-byte path (len3 0.92x -> 2.14x prost).
+    /// Whether [`Bits::compact`] and [`Bits::spread`] are one instruction each (PEXT, PDEP).
+    /// Then the predicted single-value read (`predict.rs`) compacts the whole predicted word,
+    /// where shift-and-mask (~10 instructions) keeps the unrolled byte checks for short
+    /// varints; and [`write_longs`] spreads groups of one- to three-byte values with PDEP,
+    /// where shift-and-mask has a branch-free 32-bit-store path for them.
     const ONE_OP: bool = false;
+    /// The stop bits of `w`: the high bit of every byte whose high bit is clear
+    /// (`!w & HIGH`; one ANDN in the `bmi2` kernel).
+    #[inline(always)]
+    fn stops(self, w: u64) -> u64 {
+        !w & HIGH
+    }
     /// `x.leading_zeros()` (BSR is slow on AMD: the `bmi2` kernel uses LZCNT).
     #[inline(always)]
     fn lzcnt(self, x: u64) -> u32 {
@@ -192,14 +205,24 @@ fn read_multi<B: Bits>(bits: B, buf: &[u8], p: usize) -> Result<(u64, usize), Va
     let Some(c) = buf.get(p..).and_then(|s| s.first_chunk::<MAX_LEN>()) else {
         return read_u64_checked(buf, p);
     };
-    let (b0, b1) = (c[0], c[1]);
-    if b1 < 0x80 {
-        return Ok((u64::from(b0) + (u64::from(b1) << 7) - 0x80, p + 2));
-    }
-    match read_3_to_10(bits, c) {
+    match read_multi_unrolled(bits, c) {
         Ok((v, len)) => Ok((v, p + len)),
         Err(e) => Err(e),
     }
+}
+
+/// Decode a varint of at least 2 bytes at the start of `c` (`c[0] >= 0x80`): 2 bytes inline,
+/// then [`read_3_to_10`]. Returns the value and its length.
+#[inline(always)]
+pub(crate) fn read_multi_unrolled<B: Bits>(
+    bits: B,
+    c: &[u8; MAX_LEN],
+) -> Result<(u64, usize), VarintError> {
+    let (b0, b1) = (c[0], c[1]);
+    if b1 < 0x80 {
+        return Ok((u64::from(b0) + (u64::from(b1) << 7) - 0x80, 2));
+    }
+    read_3_to_10(bits, c)
 }
 
 /// Decode a varint of at least 3 bytes (its first two bytes have the high bit set) at the
@@ -518,9 +541,32 @@ fn widen<L: Lane>(d: &mut [MaybeUninit<L>], c: &[u8]) {
     }
 }
 
+/// `x`, computed as written: LLVM may not re-associate a sum through it. A loop whose next
+/// position is `base + late` (where `late` comes last, from a load) keeps `base` a separate,
+/// early sum this way instead of adding `late` first and the rest after it.
+#[inline(always)]
+pub(crate) fn pin(x: usize) -> usize {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    {
+        let mut x = x;
+        // SAFETY: an empty assembly block (a comment): it reads and writes only `x`'s
+        // register, and leaves it unchanged.
+        unsafe {
+            std::arch::asm!(
+                "/* {0} */",
+                inout(reg) x,
+                options(pure, nomem, nostack, preserves_flags)
+            );
+        }
+        x
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    x
+}
+
 /// The first little-endian word of a window.
 #[inline(always)]
-fn first_word<const N: usize>(c: &[u8; N]) -> u64 {
+pub(crate) fn first_word<const N: usize>(c: &[u8; N]) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&c[..8]);
     u64::from_le_bytes(w)
@@ -697,8 +743,7 @@ pub(crate) unsafe fn encode_raw<B: Bits>(bits: B, v: u64, dst: *mut u8) -> usize
 }
 
 /// Append the raw varint encoding of `v`: one capacity check for every length (growing out
-/// of line), then one-byte values with a byte store, two- and (for shift-and-mask) three-byte
-/// values with one 16- or 32-bit store, the others through [`encode_raw`].
+/// of line), then [`encode_at`].
 #[inline(always)]
 pub(crate) fn write_u64<B: Bits>(bits: B, v: u64, out: &mut Vec<u8>) {
     if out.capacity() - out.len() < MAX_LEN {
@@ -706,28 +751,41 @@ pub(crate) fn write_u64<B: Bits>(bits: B, v: u64, out: &mut Vec<u8>) {
     }
     let len = out.len();
     // SAFETY: at least `MAX_LEN` bytes of spare capacity at `len` (checked or reserved above).
-    let dst = unsafe { out.as_mut_ptr().add(len) };
-    let n = if v < 0x80 {
-        // SAFETY: as above, 1 byte at `dst` is writable.
+    let n = unsafe { encode_at(bits, v, out.as_mut_ptr().add(len)) };
+    // SAFETY: the `n <= MAX_LEN` bytes at `len` were just initialised and are within capacity.
+    unsafe { out.set_len(len + n) };
+}
+
+/// Write the raw varint encoding of `v` at `dst` and return its length: one-byte values with
+/// a byte store, two- and three-byte values with one 16- or 32-bit store, the others through
+/// [`encode_raw`]. (The three-byte store was shift-and-mask only; since the single-value
+/// writer ([`super::Writer`]) keeps its cursor in registers it measured faster with `bmi2`
+/// too: len3 1.96 -> 1.48 ns, Mixed1-10 4.64 -> 5.25 ns, both still over 2x prost.) Bytes past the varint (up to [`MAX_LEN`]) may be
+/// overwritten.
+///
+/// # Safety
+/// `dst` must be valid for writes of [`MAX_LEN`] bytes.
+#[inline(always)]
+pub(crate) unsafe fn encode_at<B: Bits>(bits: B, v: u64, dst: *mut u8) -> usize {
+    if v < 0x80 {
+        // SAFETY: the caller guarantees `MAX_LEN` writable bytes at `dst`.
         unsafe { dst.write(v as u8) };
         1
     } else if v < 1 << 14 {
         let pair = (v as u16 & 0x7f) | 0x80 | ((v as u16 >> 7) << 8);
-        // SAFETY: as above, 2 bytes at `dst` are writable.
+        // SAFETY: as above.
         unsafe { dst.cast::<[u8; 2]>().write_unaligned(pair.to_le_bytes()) };
         2
-    } else if !B::ONE_OP && v < 1 << 21 {
+    } else if v < 1 << 21 {
         let v = v as u32;
         let triple = (v & 0x7f) | (((v >> 7) & 0x7f) << 8) | ((v >> 14) << 16) | 0x8080;
-        // SAFETY: as above, 4 bytes at `dst` are writable (the 4th is past the varint).
+        // SAFETY: as above (the 4th byte is past the varint).
         unsafe { dst.cast::<[u8; 4]>().write_unaligned(triple.to_le_bytes()) };
         3
     } else {
-        // SAFETY: as above, `MAX_LEN` bytes at `dst` are writable.
+        // SAFETY: as above.
         unsafe { encode_raw(bits, v, dst) }
-    };
-    // SAFETY: the `n <= MAX_LEN` bytes at `len` were just initialised and are within capacity.
-    unsafe { out.set_len(len + n) };
+    }
 }
 
 /// Make room for one more varint in `out` (the rare case of [`write_u64`]).

@@ -23,12 +23,16 @@ mod block;
 mod bulk;
 mod fast;
 mod generic;
+mod predict;
 mod scalar;
+mod writer;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
 pub use fast::Fast;
+pub use predict::ReadHint;
 pub use scalar::Scalar;
+pub use writer::Writer;
 #[cfg(target_arch = "x86_64")]
 pub use x86_64::Bmi2;
 
@@ -36,6 +40,7 @@ pub use x86_64::Bmi2;
 pub const MAX_LEN: usize = 10;
 
 use std::fmt;
+use std::mem::MaybeUninit;
 
 /// Why a varint could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,6 +136,31 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
         self.read_u64(buf, pos)
     }
 
+    /// [`Kernel::read_u64`] for one of a stream of single values: `hint` learns the stream's
+    /// varint lengths (see [`ReadHint`]) so that the next value's position is predicted, or,
+    /// when lengths vary at random, computed without a branch. Same results and errors.
+    #[inline(always)]
+    fn read_u64_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        hint: &mut ReadHint,
+    ) -> Result<u64, VarintError> {
+        let _ = hint;
+        self.read_u64(buf, pos)
+    }
+
+    /// [`Kernel::read_long`] with a [`ReadHint`] (see [`Kernel::read_u64_hinted`]).
+    #[inline(always)]
+    fn read_long_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        hint: &mut ReadHint,
+    ) -> Result<i64, VarintError> {
+        self.read_u64_hinted(buf, pos, hint).map(unzigzag64)
+    }
+
     /// Decode one zigzag Avro `int`, rejecting values outside `i32`.
     #[inline(always)]
     fn read_int(self, buf: &[u8], pos: &mut usize) -> Result<i32, VarintError> {
@@ -196,6 +226,11 @@ pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
 
     /// Append the raw varint encoding of `v`.
     fn write_u64(self, v: u64, out: &mut Vec<u8>);
+
+    /// Write the raw varint encoding of `v` at the start of `dst` and return its length (1 to
+    /// 10). The bytes before the length are initialised; later ones may have been written too
+    /// (with unspecified values). [`Writer`] appends through this.
+    fn encode_u64(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize;
 
     /// Append the zigzag varint encoding of `v`.
     #[inline(always)]

@@ -1,7 +1,9 @@
 //! The portable byte-at-a-time reference kernel: simple, obviously correct, the oracle for
 //! every other kernel.
 
-use super::{long_to_int, unzigzag64, BulkHint, Kernel, KernelKind, VarintError};
+use std::mem::MaybeUninit;
+
+use super::{long_to_int, unzigzag64, BulkHint, Kernel, KernelKind, VarintError, MAX_LEN};
 
 /// The reference kernel.
 #[derive(Debug, Clone, Copy, Default)]
@@ -88,6 +90,17 @@ impl Kernel for Scalar {
             v >>= 7;
         }
         out.push(v as u8);
+    }
+
+    fn encode_u64(self, mut v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+        let mut n = 0;
+        while v >= 0x80 {
+            dst[n].write((v as u8) | 0x80);
+            v >>= 7;
+            n += 1;
+        }
+        dst[n].write(v as u8);
+        n + 1
     }
 
     fn write_longs(self, values: &[i64], out: &mut Vec<u8>) {

@@ -7,7 +7,7 @@
 use avrow_engine::dispatch_kernel;
 use avrow_engine::varint::{
     available_kernels, best_available, describe, encoded_len, is_available, selected, unzigzag64,
-    zigzag64, BulkHint, Kernel, KernelKind, Scalar, VarintError, MAX_LEN,
+    zigzag64, BulkHint, Kernel, KernelKind, ReadHint, Scalar, VarintError, Writer, MAX_LEN,
 };
 use proptest::prelude::*;
 
@@ -555,11 +555,79 @@ fn trace(kind: KernelKind, buf: &[u8], start: usize) -> (Vec<u64>, usize, Option
     (out, p, None)
 }
 
+/// [`trace`] through `read_u64_hinted`, one hint for the whole stream, starting from `hint`.
+/// Also returns whether the hint was in the branch-free mode before each read.
+fn trace_hinted(
+    kind: KernelKind,
+    buf: &[u8],
+    start: usize,
+    mut hint: ReadHint,
+) -> ((Vec<u64>, usize, Option<VarintError>), Vec<bool>) {
+    let mut out = Vec::new();
+    let mut modes = Vec::new();
+    let mut p = start;
+    while p < buf.len() {
+        modes.push(hint.branchless());
+        let mut q = p;
+        match dispatch_kernel!(kind, k => k.read_u64_hinted(buf, &mut q, &mut hint)) {
+            Ok(v) => {
+                out.push(v);
+                p = q;
+            }
+            Err(e) => return ((out, p, Some(e)), modes),
+        }
+    }
+    ((out, p, None), modes)
+}
+
+/// Hints in each state a stream can leave them in: fresh, predicting 5, 9 and 10 bytes (the
+/// 9- and 10-byte checks look past the first word), and in the branch-free mode (after random
+/// lengths). Trained with `kind` itself, once per process.
+fn trained_hints(kind: KernelKind) -> Vec<ReadHint> {
+    use std::sync::OnceLock;
+    static HINTS: OnceLock<Vec<(KernelKind, Vec<ReadHint>)>> = OnceLock::new();
+    let all = HINTS.get_or_init(|| kernels().into_iter().map(|k| (k, train_hints(k))).collect());
+    all.iter().find(|(k, _)| *k == kind).unwrap().1.clone()
+}
+
+fn train_hints(kind: KernelKind) -> Vec<ReadHint> {
+    let mut next = xorshift(0x3c6e_f372_fe94_f82bu64);
+    let mut hints = vec![ReadHint::default()];
+    for lens in [&[5usize][..], &[9], &[10], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]] {
+        let bytes: Vec<u8> = (0..400)
+            .flat_map(|_| {
+                let len = lens[(next() % lens.len() as u64) as usize];
+                reference_encode(value_of_len(len, next()))
+            })
+            .collect();
+        let mut hint = ReadHint::default();
+        let mut p = 0;
+        while p < bytes.len() {
+            dispatch_kernel!(kind, k => k.read_u64_hinted(&bytes, &mut p, &mut hint)).unwrap();
+        }
+        if lens.len() > 1 && kind != KernelKind::Scalar {
+            assert!(
+                hint.branchless(),
+                "{kind}: random lengths leave the branch-free mode on"
+            );
+        }
+        hints.push(hint);
+    }
+    hints
+}
+
 /// Compare every operation of `kind` with `Scalar` on `buf` from `start`.
 fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
     let s = KernelKind::Scalar;
     let reference = trace(s, buf, start);
     assert_eq!(trace(kind, buf, start), reference, "{kind}: trace");
+    for hint in trained_hints(kind) {
+        assert_eq!(
+            trace_hinted(kind, buf, start, hint).0,
+            reference,
+            "{kind}: hinted trace from {hint:?}"
+        );
+    }
     let decoded = reference.0.len();
     // Counts around the number of complete varints, so the error (if any) is reached, and
     // well past it, so that the bulk block decoder (which needs room for a block of values
@@ -719,6 +787,17 @@ proptest! {
                 dispatch_kernel!(kind, k => k.write_long(v, &mut single));
             }
             prop_assert_eq!(&single, &want, "{}", kind);
+            // The writer, into a vector with content and no spare capacity (it grows).
+            let mut written = vec![0xaa];
+            written.shrink_to_fit();
+            dispatch_kernel!(kind, k => {
+                let mut w = Writer::new(k, &mut written);
+                for &v in &longs {
+                    w.write_long(v);
+                }
+            });
+            prop_assert_eq!(written[0], 0xaa);
+            prop_assert_eq!(&written[1..], &want[..], "{}", kind);
             for &v in &raws {
                 prop_assert_eq!(write_u64(kind, v), reference_encode(v));
             }
@@ -778,6 +857,63 @@ fn long_streams_switch_bulk_modes_and_equal_scalar() {
                     "{kind}"
                 );
                 assert_eq!(skip(kind, buf, 0, n), skip(s, buf, 0, n), "{kind}: n = {n}");
+            }
+        }
+    }
+}
+
+/// Single-value reads with one hint across a long stream whose length mix changes: uniform
+/// stretches (predicted mode), random-length stretches long enough to switch to the
+/// branch-free mode and for its run to end inside them, one-byte runs, then damage at several
+/// depths. Every kernel must equal `Scalar`, and both modes must have been used.
+#[test]
+fn hinted_reads_switch_modes_and_equal_scalar() {
+    let mut next = xorshift(0x510e_527f_ade6_82d1u64);
+    let mut values = Vec::new();
+    for segment in 0..19 {
+        let fixed = 2 + segment % 9;
+        // The last segment is uniform and longer than a branch-free run (16 KiB).
+        let count = match segment {
+            18 => 9000,
+            _ if segment % 3 == 1 => 6000,
+            _ => 400,
+        };
+        for _ in 0..count {
+            let len = match segment % 3 {
+                0 => fixed,
+                1 => 1 + (next() % 10) as usize,
+                _ => 1 + usize::from(next() % 16 == 0),
+            };
+            values.push(value_of_len(len, next()));
+        }
+    }
+    let clean: Vec<u8> = values.iter().flat_map(|&v| reference_encode(v)).collect();
+    let mut bufs = vec![clean.clone()];
+    for depth in [3usize, 5000, clean.len() / 2, clean.len() - 2] {
+        for bad in [0xffu8, 0x00] {
+            let mut b = clean.clone();
+            if bad == 0xff {
+                b.splice(depth..depth, [0xffu8; 12]);
+            } else {
+                b[depth] = bad;
+            }
+            bufs.push(b);
+        }
+    }
+    let s = KernelKind::Scalar;
+    for buf in &bufs {
+        let reference = trace(s, buf, 0);
+        for kind in kernels() {
+            let (got, modes) = trace_hinted(kind, buf, 0, ReadHint::default());
+            assert_eq!(got, reference, "{kind}");
+            if kind != s && buf == &clean {
+                assert!(
+                    modes.contains(&true) && modes.contains(&false),
+                    "{kind}: both modes"
+                );
+                // The branch-free mode is left again (its run ends, lengths are uniform).
+                let last_on = modes.iter().rposition(|&m| m).unwrap();
+                assert!(last_on + 1000 < modes.len(), "{kind}: left at {last_on}");
             }
         }
     }

@@ -8,10 +8,12 @@
 //! [`Bmi2`] can only be obtained from [`Bmi2::new`], which checks that BMI2 is present (and
 //! fast), and the [`Pext`] bit mover can only be obtained from a `Bmi2`.
 
+use std::mem::MaybeUninit;
+
 use std::arch::asm;
 
-use crate::varint::generic::{self, Bits, LOW};
-use crate::varint::{bulk, BulkHint, Kernel, KernelKind, VarintError};
+use crate::varint::generic::{self, Bits, HIGH, LOW};
+use crate::varint::{bulk, predict, BulkHint, Kernel, KernelKind, ReadHint, VarintError, MAX_LEN};
 
 /// The BMI2 kernel. Holding one proves that this CPU has fast PEXT/PDEP.
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +56,39 @@ impl Bits for Pext {
                 mask = in(reg) LOW,
                 out = lateout(reg) out,
                 options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn compact_masked(self, w: u64, mask: u64) -> u64 {
+        let out: u64;
+        // SAFETY: as in `compact`: PEXT is a valid instruction here, registers only.
+        unsafe {
+            asm!(
+                "pext {out}, {w}, {mask}",
+                w = in(reg) w,
+                mask = in(reg) mask,
+                out = lateout(reg) out,
+                options(pure, nomem, nostack, preserves_flags),
+            );
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn stops(self, w: u64) -> u64 {
+        let out: u64;
+        // SAFETY: a `Pext` exists only if `Bmi2::new` detected BMI1 (with BMI2), so ANDN is a
+        // valid instruction here. It reads and writes only registers (and the flags).
+        unsafe {
+            asm!(
+                "andn {out}, {w}, {high}",
+                w = in(reg) w,
+                high = in(reg) HIGH,
+                out = lateout(reg) out,
+                options(pure, nomem, nostack),
             );
         }
         out
@@ -106,6 +141,16 @@ impl Kernel for Bmi2 {
         generic::read_u64_word(self.pext(), buf, pos)
     }
 
+    #[inline(always)]
+    fn read_u64_hinted(
+        self,
+        buf: &[u8],
+        pos: &mut usize,
+        hint: &mut ReadHint,
+    ) -> Result<u64, VarintError> {
+        predict::read_u64_hinted(self.pext(), buf, pos, hint)
+    }
+
     #[inline]
     fn read_longs_hinted(
         self,
@@ -138,6 +183,12 @@ impl Kernel for Bmi2 {
     #[inline(always)]
     fn write_u64(self, v: u64, out: &mut Vec<u8>) {
         generic::write_u64(self.pext(), v, out)
+    }
+
+    #[inline(always)]
+    fn encode_u64(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+        // SAFETY: `dst` is `MAX_LEN` writable bytes.
+        unsafe { generic::encode_at(self.pext(), v, dst.as_mut_ptr().cast()) }
     }
 
     #[inline]

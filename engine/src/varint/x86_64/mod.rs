@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 /// What this process detected once about the CPU.
 #[derive(Debug, Clone, Copy)]
 struct Features {
-    /// BMI2 (and LZCNT) are present and PEXT/PDEP are fast (not microcoded).
+    /// BMI2 (with BMI1 and LZCNT) is present and PEXT/PDEP are fast (not microcoded).
     fast_pext: bool,
     /// AVX2, BMI1, BMI2, LZCNT and POPCNT are all present (x86-64-v3 for our purposes).
     v3: bool,
@@ -21,10 +21,12 @@ fn features() -> Features {
     *FEATURES.get_or_init(|| {
         let bmi2 = std::arch::is_x86_feature_detected!("bmi2");
         let (vendor, family) = vendor_and_family();
-        // Every CPU with BMI2 has LZCNT too; the `bmi2` kernel uses both, so require both.
+        // Every CPU with BMI2 has BMI1 and LZCNT too; the `bmi2` kernel uses all three (ANDN,
+        // LZCNT), so require them.
         let lzcnt = std::arch::is_x86_feature_detected!("lzcnt");
+        let bmi1 = std::arch::is_x86_feature_detected!("bmi1");
         Features {
-            fast_pext: bmi2 && lzcnt && !pext_is_slow(&vendor, family),
+            fast_pext: bmi2 && bmi1 && lzcnt && !pext_is_slow(&vendor, family),
             v3: bmi2
                 && std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("bmi1")

@@ -1,0 +1,275 @@
+//! Single-value reads that learn the varint lengths of their stream ([`ReadHint`]).
+//!
+//! A loop of [`Kernel::read_u64`](super::Kernel::read_u64) calls is bound by how soon the
+//! position of the next value is known. The stateless path finds it with one branch per byte
+//! (unrolled): cheap when the branches predict, but ~40 instructions for a 5-byte value, and
+//! on random lengths one of its branches mispredicts per value. With a [`ReadHint`] the reader
+//! keeps one of two modes, chosen from what it measured:
+//!
+//! - **predicted**: the hint holds the last multi-byte length and its masks. One 64-bit load
+//!   and one compare check that the stop byte is exactly where that length puts it; the value
+//!   is then the masked word compacted (one PEXT) and the position advances by the predicted
+//!   length, a register rather than a value computed from the load, so the next read's load
+//!   does not wait for this one. A miss decodes the value with [`read_word`] and predicts its
+//!   length from then on. (The shift-and-mask kernel keeps its unrolled byte checks, cheaper
+//!   than its compaction for short varints, and only watches the lengths.)
+//! - **branch-free**: when more than 2 in 5 of a window's multi-byte reads missed, the next
+//!   [`RUN`] values (one-byte ones too) are decoded without a branch on their length
+//!   ([`read_any`]): the position comes from the load through `trailing_zeros`, ~12 cycles a
+//!   value however random the lengths are. Then the reader tries the predicted mode again.
+//!
+//! One-byte values take the usual inline check in the predicted mode and never touch the
+//! hint's masks.
+
+use super::generic::{
+    first_word, pin, read_multi_unrolled, read_u64_checked, read_word, Bits, HIGH, LOW,
+};
+use super::{VarintError, MAX_LEN};
+
+/// Back-to-back mispredicted reads after which the branch-free mode takes over.
+const STREAK: u64 = 8;
+/// Bytes read branch-free before the predicted mode is tried again (about 3,000 values of
+/// random lengths).
+const RUN: usize = 16 * 1024;
+/// [`ReadHint::expect`] in the branch-free mode: never equal to masked high bits.
+const BRANCHLESS: u64 = u64::MAX;
+
+/// What a sequence of single-value reads learned about its varint lengths; pass the same hint
+/// to every [`Kernel::read_u64_hinted`](super::Kernel::read_u64_hinted) call of one stream.
+///
+/// A hint only makes reads faster or slower, never different: results and errors are those of
+/// [`Kernel::read_u64`](super::Kernel::read_u64) whatever the hint holds.
+///
+/// ```
+/// use avrow_engine::varint::{Fast, Kernel, ReadHint};
+/// let mut buf = Vec::new();
+/// for v in [300i64, -70_000, 5, 1 << 40] {
+///     Fast.write_long(v, &mut buf);
+/// }
+/// let (mut pos, mut hint) = (0, ReadHint::default());
+/// let mut got = Vec::new();
+/// while pos < buf.len() {
+///     got.push(Fast.read_long_hinted(&buf, &mut pos, &mut hint).unwrap());
+/// }
+/// assert_eq!(got, [300, -70_000, 5, 1 << 40]);
+/// ```
+// Six words that the read loop keeps in registers: the cold paths take and return the hint by
+// value, so that its address never escapes the caller's loop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadHint {
+    /// Bytes below this are one-byte varints read by the inline check: 0x80 in the predicted
+    /// mode, 0 in the branch-free one (which reads them like any other).
+    one: u8,
+    /// The predicted length of the next multi-byte varint, 2 to 10 (0: none yet).
+    len: u64,
+    /// The high bits of the predicted varint's bytes within the first word (`HIGH` for 9 and
+    /// 10 bytes).
+    high: u64,
+    /// What `word & high` must be for the prediction to hold: every byte continued but the
+    /// last. [`BRANCHLESS`] in the branch-free mode; 1 (impossible) when nothing is predicted.
+    expect: u64,
+    /// The payload bits of the predicted varint's bytes within the first word.
+    low: u64,
+    /// Predicted mode: how many reads in a row, up to the last one, missed. Branch-free:
+    /// the position where the run ends (a position is cheaper to test than a count is to
+    /// keep).
+    count: u64,
+    /// Where the last mispredicted read ended (so a miss at that position is the next read).
+    miss_end: usize,
+}
+
+impl Default for ReadHint {
+    fn default() -> Self {
+        ReadHint {
+            one: 0x80,
+            len: 0,
+            high: 0,
+            expect: 1,
+            low: 0,
+            count: 0,
+            miss_end: usize::MAX,
+        }
+    }
+}
+
+impl ReadHint {
+    /// Whether the next reads decode without a branch on the varint length (the mode chosen
+    /// for streams whose lengths vary at random).
+    pub fn branchless(&self) -> bool {
+        self.expect == BRANCHLESS
+    }
+
+    /// The hint predicting `len` (2 to 10 bytes) for the next multi-byte varint.
+    fn predicting(len: u64, count: u64, miss_end: usize) -> Self {
+        let bytes = if len <= 8 {
+            u64::MAX >> (64 - 8 * len)
+        } else {
+            u64::MAX
+        };
+        let high = HIGH & bytes;
+        // Clear the last byte's high bit (none within the word for 9 and 10 bytes).
+        let expect = if len <= 8 {
+            high ^ (0x80 << (8 * (len - 1)))
+        } else {
+            high
+        };
+        ReadHint {
+            one: 0x80,
+            len,
+            high,
+            expect,
+            low: LOW & bytes,
+            count,
+            miss_end,
+        }
+    }
+
+    /// After a mispredicted multi-byte read from `start` to `end`: predict its length from
+    /// now on, or switch to the branch-free mode after [`STREAK`] mispredicted reads in a row
+    /// (no one-byte value or correctly predicted read between them). Random lengths get there
+    /// within a few dozen values; a stream whose prediction fails one read in ten, almost
+    /// never.
+    #[cold]
+    #[inline(never)]
+    fn missed(self, start: usize, end: usize) -> Self {
+        let streak = if start == self.miss_end {
+            self.count + 1
+        } else {
+            1
+        };
+        if streak < STREAK {
+            return Self::predicting((end - start) as u64, streak, end);
+        }
+        Self::branchless_run(end.saturating_add(RUN) as u64)
+    }
+
+    /// The predicted mode again, after a branch-free run (out of line: a call the compiler
+    /// cannot turn into selects on every field of the hint).
+    #[cold]
+    #[inline(never)]
+    fn after_run() -> Self {
+        ReadHint::default()
+    }
+
+    /// The branch-free mode until position `end`, where predictions are tried again.
+    #[inline(always)]
+    fn branchless_run(end: u64) -> Self {
+        ReadHint {
+            one: 0,
+            len: 0,
+            high: 0,
+            expect: BRANCHLESS,
+            low: 0,
+            count: end,
+            miss_end: usize::MAX,
+        }
+    }
+}
+
+/// Decode one raw varint at `*pos` and advance past it, predicting its length from `hint`
+/// (see the module documentation). Same results and errors as the scalar reference.
+#[inline(always)]
+pub(crate) fn read_u64_hinted<B: Bits>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+    hint: &mut ReadHint,
+) -> Result<u64, VarintError> {
+    let p = *pos;
+    // One compare for the whole fast path: 10 bytes at `p` (`saturating_sub` is hoisted out
+    // of the caller's loop). The last 9 bytes of the input take the checked path.
+    if p >= buf.len().saturating_sub(MAX_LEN - 1) {
+        let (v, next) = read_u64_checked(buf, p)?;
+        *pos = next;
+        return Ok(v);
+    }
+    // SAFETY: `p < buf.len() - 9`, so `p + MAX_LEN <= buf.len()`: the 10 bytes are in bounds.
+    let c: &[u8; MAX_LEN] = unsafe { &*buf.as_ptr().add(p).cast() };
+    if c[0] < hint.one {
+        *pos = p + 1;
+        return Ok(u64::from(c[0]));
+    }
+    if hint.expect == BRANCHLESS {
+        let (v, next) = read_any(bits, c, p)?;
+        // Rewritten whole, with constants: the predicted mode's fields are then not live
+        // through this path (the read loop would otherwise spill them for its registers).
+        *hint = ReadHint::branchless_run(hint.count);
+        if next >= hint.count as usize {
+            *hint = ReadHint::after_run();
+        }
+        *pos = next;
+        return Ok(v);
+    }
+    if !B::ONE_OP {
+        // Shift-and-mask compaction costs ~10 instructions, more than the unrolled byte
+        // checks for short varints: keep those, and only watch the lengths.
+        let (v, len) = read_multi_unrolled(bits, c)?;
+        if len as u64 != hint.len {
+            *hint = hint.missed(p, p + len);
+        }
+        *pos = p + len;
+        return Ok(v);
+    }
+    let w = first_word(c);
+    if w & hint.high == hint.expect {
+        let lo = bits.compact_masked(w, hint.low);
+        if hint.len <= 8 {
+            *pos = p + hint.len as usize;
+            return Ok(lo);
+        }
+        // Predicted 9 or 10 bytes: the first word is all continued bytes; bytes 8 and 9
+        // (`t`) must end the varint where predicted: a 9th byte without its high bit, or a
+        // continued 9th byte and a 10th byte of 0 or 1.
+        let t = u64::from(u16::from_le_bytes([c[8], c[9]]));
+        let ten = hint.len - 9;
+        if t & (0x80 | (ten * 0xfe00)) == ten << 7 {
+            *pos = p + hint.len as usize;
+            return Ok(lo | (bits.compact_masked(t, 0x7f | (ten << 8)) << 56));
+        }
+    }
+    let (v, len) = read_word(bits, c)?;
+    *hint = hint.missed(p, p + len);
+    *pos = p + len;
+    Ok(v)
+}
+
+/// Decode the varint (1 to 10 bytes) at the start of `c` (position `p`) without a branch on
+/// its length: the value and the length both come from masks of the first word and of bytes
+/// 8 and 9. The only branch is the (never taken for valid data) overlong check. Returns the
+/// value and the position after it.
+#[inline(always)]
+pub(crate) fn read_any<B: Bits>(
+    bits: B,
+    c: &[u8; MAX_LEN],
+    p: usize,
+) -> Result<(u64, usize), VarintError> {
+    let w = first_word(c);
+    let stops = bits.stops(w);
+    // Every bit up to and including the lowest stop bit; all bits when the word has none.
+    let keep = stops ^ stops.wrapping_sub(1);
+    let lo = bits.compact_masked(w, keep & LOW);
+    // 9 or 10 bytes: `long` is 1 and bytes 8 and 9 count. Pinned: computed from the flags,
+    // never a branch (a branch on it mispredicts when lengths are random).
+    let long = pin(usize::from(stops == 0)) as u64;
+    // Bytes 8 and 9: byte 9 counts only after a continued byte 8 (`more`).
+    let t = u64::from(u16::from_le_bytes([c[8], c[9]]));
+    let more = (t >> 7) & long;
+    // Arithmetic, not `&&`: byte 9 is the next value's byte for most varints, so a branch on
+    // it would mispredict. A 10th byte above 1 does not fit 64 bits.
+    if (t >> 9) & more.wrapping_neg() != 0 {
+        return Err(VarintError::Overlong);
+    }
+    let top = if B::ONE_OP {
+        bits.compact_masked(t, 0x7f | (more << 8))
+    } else {
+        (t & 0x7f) | ((t >> 1) & (more << 7))
+    } << 56;
+    // `trailing_zeros` is 64 without a stop bit, which makes 9. The next position depends on
+    // this one through the load and `trailing_zeros`, which come last: add them last, to a
+    // base summed while they are computed.
+    let base = pin(p + 1) + more as usize;
+    Ok((
+        lo | (top & long.wrapping_neg()),
+        base + (stops.trailing_zeros() as usize >> 3),
+    ))
+}
