@@ -62,7 +62,9 @@ def fmt(x):
 
 def table(res, op):
     kernels = [k for k in KERNELS if (op, "len1", f"{k}-single") in res]
-    single = [f"{k}-single" for k in kernels] + ["prost-single", "integer-encoding-single"]
+    single = [f"{k}-single" for k in kernels]
+    single += ["plain-single"] if (op, "len1", "plain-single") in res else []
+    single += ["prost-single", "integer-encoding-single"]
     bulk = [f"{k}-bulk" for k in kernels] + (["prost-bulk"] if op == "varint-decode" else [])
     cols = single + bulk + ["memcpy"]
     head = ["values"] + cols

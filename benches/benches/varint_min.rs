@@ -4,15 +4,21 @@
 //! processes, so ratios between cells stay stable on a busy 2-core machine where criterion's
 //! medians drift. Run: `cargo bench -p avrow-benches --bench varint_min [dec|enc]`, optionally
 //! with `VARINT_DISTS=len1,Mixed1-10` to select rows.
+//!
+//! `{kernel}-single` is a loop of single-value calls through the stateful single-value APIs
+//! (`read_long_hinted` with one `ReadHint`; a `Writer`); `plain-single` is the same loop
+//! through the stateless calls (`read_long`; `write_long` on the vector) with the selected
+//! kernel.
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use avrow_benches::varint_data::{
-    data, decode_bulk, decode_single, encode_bulk, encode_single, DISTS, N,
+    data, decode_bulk, decode_single, decode_single_plain, encode_bulk, encode_single,
+    encode_single_plain, DISTS, N,
 };
 use avrow_engine::dispatch_kernel;
-use avrow_engine::varint::{available_kernels, unzigzag64, zigzag64};
+use avrow_engine::varint::{available_kernels, best_available, unzigzag64, zigzag64};
 use integer_encoding::VarInt;
 
 /// Repetitions per cell; the fastest is reported.
@@ -43,6 +49,7 @@ fn main() {
     if what != "enc" {
         let mut head = vec!["decode".to_string()];
         head.extend(names.iter().map(|k| format!("{k}-single")));
+        head.push("plain-single".into());
         head.extend(["prost-single".into(), "integer-encoding-single".into()]);
         head.extend(names.iter().map(|k| format!("{k}-bulk")));
         head.extend(["prost-bulk".into(), "memcpy".into()]);
@@ -58,6 +65,12 @@ fn main() {
                 });
                 row.push(format!("{t:.2}"));
             }
+            let t = min_ns(|| {
+                black_box(
+                    dispatch_kernel!(best_available(), k => decode_single_plain(k, black_box(&bytes))),
+                );
+            });
+            row.push(format!("{t:.2}"));
             let t = min_ns(|| {
                 let mut b: &[u8] = black_box(&bytes);
                 let mut sum = 0i64;
@@ -106,6 +119,7 @@ fn main() {
     if what != "dec" {
         let mut head = vec!["encode".to_string()];
         head.extend(names.iter().map(|k| format!("{k}-single")));
+        head.push("plain-single".into());
         head.extend(["prost-single".into(), "integer-encoding-single".into()]);
         head.extend(names.iter().map(|k| format!("{k}-bulk")));
         head.push("memcpy".into());
@@ -122,6 +136,10 @@ fn main() {
                 );
                 row.push(format!("{t:.2}"));
             }
+            let t = min_ns(
+                || dispatch_kernel!(best_available(), k => encode_single_plain(k, black_box(&values), &mut out)),
+            );
+            row.push(format!("{t:.2}"));
             let t = min_ns(|| {
                 out.clear();
                 for &v in black_box(&values) {

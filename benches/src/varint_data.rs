@@ -94,7 +94,8 @@ pub fn data(dist: &Dist) -> (Vec<i64>, Vec<u8>) {
     (values, bytes)
 }
 
-/// Decode [`N`] longs one call at a time (their sum, so nothing is optimized away).
+/// Decode [`N`] longs one call at a time with one [`ReadHint`] (their sum, so nothing is
+/// optimized away): the single-value loop of the table.
 #[inline(never)]
 pub fn decode_single<K: Kernel>(k: K, buf: &[u8]) -> i64 {
     let mut pos = 0;
@@ -109,6 +110,18 @@ pub fn decode_single<K: Kernel>(k: K, buf: &[u8]) -> i64 {
     sum
 }
 
+/// [`decode_single`] through the stateless [`Kernel::read_long`] (no hint): the `plain`
+/// column.
+#[inline(never)]
+pub fn decode_single_plain<K: Kernel>(k: K, buf: &[u8]) -> i64 {
+    let mut pos = 0;
+    let mut sum = 0i64;
+    for _ in 0..N {
+        sum = sum.wrapping_add(k.read_long(buf, &mut pos).expect("valid data"));
+    }
+    sum
+}
+
 /// Decode [`N`] longs in one bulk call into `out`.
 #[inline(never)]
 pub fn decode_bulk<K: Kernel>(k: K, buf: &[u8], out: &mut Vec<i64>) {
@@ -117,13 +130,24 @@ pub fn decode_bulk<K: Kernel>(k: K, buf: &[u8], out: &mut Vec<i64>) {
     k.read_longs(buf, &mut pos, N, out).expect("valid data");
 }
 
-/// Encode `values` one call at a time into `out`.
+/// Encode `values` one call at a time into `out` through a [`Writer`]: the single-value loop
+/// of the table.
 #[inline(never)]
 pub fn encode_single<K: Kernel>(k: K, values: &[i64], out: &mut Vec<u8>) {
     out.clear();
     let mut w = Writer::new(k, out);
     for &v in values {
         w.write_long(v);
+    }
+}
+
+/// [`encode_single`] through [`Kernel::write_long`] on the vector itself (no writer): the
+/// `plain` column.
+#[inline(never)]
+pub fn encode_single_plain<K: Kernel>(k: K, values: &[i64], out: &mut Vec<u8>) {
+    out.clear();
+    for &v in values {
+        k.write_long(v, out);
     }
 }
 

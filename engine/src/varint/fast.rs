@@ -12,7 +12,7 @@
 use std::mem::MaybeUninit;
 
 use super::generic::{self, Swar};
-use super::{bulk, predict, BulkHint, Kernel, KernelKind, ReadHint, VarintError, MAX_LEN};
+use super::{bulk, BulkHint, Kernel, KernelKind, VarintError, MAX_LEN};
 
 /// The portable word-at-a-time kernel (available on every target).
 #[derive(Debug, Clone, Copy, Default)]
@@ -29,16 +29,6 @@ impl Kernel for Fast {
     #[inline(always)]
     fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
         generic::read_u64_word(Swar, buf, pos)
-    }
-
-    #[inline(always)]
-    fn read_u64_hinted(
-        self,
-        buf: &[u8],
-        pos: &mut usize,
-        hint: &mut ReadHint,
-    ) -> Result<u64, VarintError> {
-        predict::read_u64_hinted(Swar, buf, pos, hint)
     }
 
     #[inline]

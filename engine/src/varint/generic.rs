@@ -39,10 +39,9 @@ pub(crate) trait Bits: Copy {
     /// `7k..7k+7` of `v`, and every high bit is clear.
     fn spread(self, v: u64) -> u64;
     /// Whether [`Bits::compact`] and [`Bits::spread`] are one instruction each (PEXT, PDEP).
-    /// Then the predicted single-value read (`predict.rs`) compacts the whole predicted word,
-    /// where shift-and-mask (~10 instructions) keeps the unrolled byte checks for short
-    /// varints; and [`write_longs`] spreads groups of one- to three-byte values with PDEP,
-    /// where shift-and-mask has a branch-free 32-bit-store path for them.
+    /// Then [`write_longs`] spreads groups of one- to three-byte values with PDEP, where
+    /// shift-and-mask has a branch-free 32-bit-store path for them; and `predict.rs` compacts
+    /// bytes 8 and 9 of a long varint with one more PEXT.
     const ONE_OP: bool = false;
     /// The stop bits of `w`: the high bit of every byte whose high bit is clear
     /// (`!w & HIGH`; one ANDN in the `bmi2` kernel).
@@ -205,24 +204,14 @@ fn read_multi<B: Bits>(bits: B, buf: &[u8], p: usize) -> Result<(u64, usize), Va
     let Some(c) = buf.get(p..).and_then(|s| s.first_chunk::<MAX_LEN>()) else {
         return read_u64_checked(buf, p);
     };
-    match read_multi_unrolled(bits, c) {
+    let (b0, b1) = (c[0], c[1]);
+    if b1 < 0x80 {
+        return Ok((u64::from(b0) + (u64::from(b1) << 7) - 0x80, p + 2));
+    }
+    match read_3_to_10(bits, c) {
         Ok((v, len)) => Ok((v, p + len)),
         Err(e) => Err(e),
     }
-}
-
-/// Decode a varint of at least 2 bytes at the start of `c` (`c[0] >= 0x80`): 2 bytes inline,
-/// then [`read_3_to_10`]. Returns the value and its length.
-#[inline(always)]
-pub(crate) fn read_multi_unrolled<B: Bits>(
-    bits: B,
-    c: &[u8; MAX_LEN],
-) -> Result<(u64, usize), VarintError> {
-    let (b0, b1) = (c[0], c[1]);
-    if b1 < 0x80 {
-        return Ok((u64::from(b0) + (u64::from(b1) << 7) - 0x80, 2));
-    }
-    read_3_to_10(bits, c)
 }
 
 /// Decode a varint of at least 3 bytes (its first two bytes have the high bit set) at the
