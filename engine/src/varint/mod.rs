@@ -18,6 +18,11 @@
 //! Bulk paths (arrays: [`Kernel::read_longs`], [`Kernel::read_ints`], [`Kernel::skip`],
 //! [`Kernel::write_longs`]) additionally pick an instruction set once per call: on x86-64 with
 //! AVX2/BMI1/BMI2/LZCNT/POPCNT the loops are compiled for those features.
+//!
+//! Single values: [`Kernel::read_u64`] and [`Kernel::write_u64`] are stateless. A stream of
+//! single values reads faster with a [`ReadHint`] ([`Kernel::read_u64_hinted`]: the length
+//! is predicted, or computed without a branch when lengths are random) and writes faster
+//! through a [`Writer`] (the output cursor stays in registers).
 
 mod block;
 mod bulk;

@@ -12,10 +12,11 @@
 //!   length, a register rather than a value computed from the load, so the next read's load
 //!   does not wait for this one. A miss decodes the value with [`read_word`] and predicts its
 //!   length from then on.
-//! - **branch-free**: when more than 2 in 5 of a window's multi-byte reads missed, the next
-//!   [`RUN`] values (one-byte ones too) are decoded without a branch on their length
-//!   ([`read_any`]): the position comes from the load through `trailing_zeros`, ~12 cycles a
-//!   value however random the lengths are. Then the reader tries the predicted mode again.
+//! - **branch-free**: after [`STREAK`] mispredicted reads in a row, the values of the next
+//!   [`RUN`] bytes (one-byte ones too) are decoded without a branch on their length
+//!   ([`read_any`]): the position comes from the load through `trailing_zeros`, 12 to 16
+//!   cycles a value however random the lengths are. Then the reader tries the predicted mode
+//!   again.
 //!
 //! One-byte values take the usual inline check in the predicted mode and never touch the
 //! hint's masks.
