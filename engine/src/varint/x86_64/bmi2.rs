@@ -8,9 +8,8 @@
 //! [`Bmi2`] can only be obtained from [`Bmi2::new`], which checks that BMI2 is present (and
 //! fast), and the [`Pext`] bit mover can only be obtained from a `Bmi2`.
 
-use std::mem::MaybeUninit;
-
 use std::arch::asm;
+use std::mem::MaybeUninit;
 
 use crate::varint::generic::{self, Bits, HIGH, LOW};
 use crate::varint::{bulk, predict, BulkHint, Kernel, KernelKind, ReadHint, VarintError, MAX_LEN};
@@ -22,8 +21,9 @@ pub struct Bmi2 {
 }
 
 impl Bmi2 {
-    /// The kernel, if this CPU has BMI2 and its PEXT/PDEP are fast (not AMD/Hygon family
-    /// 0x15, 0x17 or 0x18). Detection runs once per process; later calls are one load.
+    /// The kernel, if this CPU has BMI2 (with BMI1 and LZCNT) and its PEXT/PDEP are fast (not
+    /// AMD/Hygon family 0x15, 0x17 or 0x18). Detection runs once per process; later calls
+    /// are one load.
     #[inline]
     pub fn new() -> Option<Self> {
         super::has_fast_pext().then_some(Bmi2 { _detected: () })
@@ -46,25 +46,14 @@ impl Bits for Pext {
 
     #[inline(always)]
     fn compact(self, w: u64) -> u64 {
-        let out: u64;
-        // SAFETY: a `Pext` exists only if `Bmi2::new` detected BMI2, so PEXT is a valid
-        // instruction here. It reads and writes only registers and leaves the flags alone.
-        unsafe {
-            asm!(
-                "pext {out}, {w}, {mask}",
-                w = in(reg) w,
-                mask = in(reg) LOW,
-                out = lateout(reg) out,
-                options(pure, nomem, nostack, preserves_flags),
-            );
-        }
-        out
+        self.compact_masked(w, LOW)
     }
 
     #[inline(always)]
     fn compact_masked(self, w: u64, mask: u64) -> u64 {
         let out: u64;
-        // SAFETY: as in `compact`: PEXT is a valid instruction here, registers only.
+        // SAFETY: a `Pext` exists only if `Bmi2::new` detected BMI2, so PEXT is a valid
+        // instruction here. It reads and writes only registers and leaves the flags alone.
         unsafe {
             asm!(
                 "pext {out}, {w}, {mask}",
