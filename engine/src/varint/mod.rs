@@ -116,10 +116,23 @@ pub fn long_to_int(v: i64) -> Result<i32, VarintError> {
     i32::try_from(v).map_err(|_| VarintError::IntOutOfRange)
 }
 
+/// Implemented only by this module's kernels (see [`Kernel`]).
+mod sealed {
+    /// The seal on [`super::Kernel`].
+    pub trait Sealed {}
+    impl Sealed for super::Scalar {}
+    impl Sealed for super::Fast {}
+    #[cfg(target_arch = "x86_64")]
+    impl Sealed for super::Bmi2 {}
+}
+
 /// A varint kernel. Kernels are zero-sized `Copy` values; a kernel that needs CPU features can
 /// only be constructed after those features were detected, so holding one is the proof that its
 /// methods are safe to call.
-pub trait Kernel: Copy + Send + Sync + fmt::Debug + 'static {
+///
+/// The trait is sealed (only [`Scalar`], [`Fast`] and `Bmi2` implement it): [`Writer`] relies
+/// on [`Kernel::encode_u64`] returning the true length of what it initialised.
+pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
     /// Which kernel this is.
     const KIND: KernelKind;
 

@@ -83,7 +83,8 @@ impl<'a, K: Kernel> Writer<'a, K> {
             unsafe { dst.write(v as u8) };
             self.len += 1;
         } else {
-            // SAFETY: as above.
+            // SAFETY: as above. `encode_u64` initialises the bytes it counts (at most
+            // `MAX_LEN`): the trait is sealed, and every kernel's encoder does.
             let dst = unsafe { &mut *dst.cast::<[MaybeUninit<u8>; MAX_LEN]>() };
             // Pinned, so that the compiler does not merge the two paths' additions into one
             // after them (a `mov` of the constant 1 and an `add` on the one-byte path).
