@@ -3,15 +3,15 @@
 //! [`Kernel::write_u64`] must leave the vector's length updated after every value: a load of
 //! the length and capacity and a store of the new length per call, and since a byte store may
 //! alias the vector's own fields, the compiler cannot keep them in registers across a loop of
-//! calls. A `Writer` holds the vector's buffer pointer, capacity and the bytes written so far
-//! itself; inlined into the caller's loop they stay in registers, and the vector's length is
-//! set once, when the writer is dropped.
+//! calls. A `Writer` holds the vector's buffer pointer, where its capacity ends and the bytes
+//! written so far itself; inlined into the caller's loop they stay in registers, and the
+//! vector's length is set once, when the writer is dropped.
 //!
 //! One-byte values are stored after one compare, and the length update on their path is a
 //! plain increment. (When one- and two-byte values alternate at random that compare
 //! mispredicts on half the values; a writer that switched to a branch-free one-or-two-byte
-//! store for such streams measured 2.3x prost on them but cost 25-50 % on every other row,
-//! from the bookkeeping on the multi-byte path, so it was not kept: see
+//! store for such streams measured 2.3x prost on them but cost 20-55 % on the other rows
+//! measured, from the bookkeeping on the multi-byte path, so it was not kept: see
 //! `docs/perf/varint.md`.)
 
 use std::mem::MaybeUninit;
