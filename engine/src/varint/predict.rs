@@ -58,8 +58,8 @@ const BRANCHLESS: u64 = u64::MAX;
 /// }
 /// assert_eq!(got, [300, -70_000, 5, 1 << 40]);
 /// ```
-// Seven fields (six words and a byte) that the read loop keeps in registers: the cold paths take and return the hint by
-// value, so that its address never escapes the caller's loop.
+// Seven fields (six words and a byte) that the read loop keeps in registers: the cold paths
+// take and return the hint by value, so that its address never escapes the caller's loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadHint {
     /// Bytes below this are one-byte varints read by the inline check: 0x80 in the predicted
