@@ -810,6 +810,23 @@ proptest! {
     }
 }
 
+/// `clean`, then for each depth: a copy with a run of 12 continuation bytes inserted there
+/// (overlong), and a copy per byte of `replaced` with the byte at that depth replaced by it.
+fn with_damage(clean: &[u8], depths: &[usize], replaced: &[u8]) -> Vec<Vec<u8>> {
+    let mut bufs = vec![clean.to_vec()];
+    for &depth in depths {
+        let mut b = clean.to_vec();
+        b.splice(depth..depth, [0xffu8; 12]);
+        bufs.push(b);
+        for &bad in replaced {
+            let mut b = clean.to_vec();
+            b[depth] = bad;
+            bufs.push(b);
+        }
+    }
+    bufs
+}
+
 /// Long streams, so that the bulk paths run several probe/run blocks and switch modes:
 /// uniform stretches, random-length stretches, one-byte runs, then a damaged byte at several
 /// depths. Every kernel must equal `Scalar`.
@@ -830,19 +847,8 @@ fn long_streams_switch_bulk_modes_and_equal_scalar() {
         }
     }
     let clean: Vec<u8> = values.iter().flat_map(|&v| reference_encode(v)).collect();
-    let mut bufs = vec![clean.clone()];
-    for depth in [5usize, 700, 3001, clean.len() / 2, clean.len() - 3] {
-        for bad in [0x80u8, 0xff, 0x00, 0x7f] {
-            let mut b = clean.clone();
-            // A run of continuation bytes (overlong) or a replaced byte.
-            if bad == 0x80 {
-                b.splice(depth..depth, [0xffu8; 12]);
-            } else {
-                b[depth] = bad;
-            }
-            bufs.push(b);
-        }
-    }
+    let depths = [5usize, 700, 3001, clean.len() / 2, clean.len() - 3];
+    let bufs = with_damage(&clean, &depths, &[0xff, 0x00, 0x7f]);
     let s = KernelKind::Scalar;
     for buf in &bufs {
         for kind in kernels() {
@@ -890,18 +896,8 @@ fn hinted_reads_switch_modes_and_equal_scalar() {
         }
     }
     let clean: Vec<u8> = values.iter().flat_map(|&v| reference_encode(v)).collect();
-    let mut bufs = vec![clean.clone()];
-    for depth in [3usize, 5000, clean.len() / 2, clean.len() - 2] {
-        for bad in [0xffu8, 0x00] {
-            let mut b = clean.clone();
-            if bad == 0xff {
-                b.splice(depth..depth, [0xffu8; 12]);
-            } else {
-                b[depth] = bad;
-            }
-            bufs.push(b);
-        }
-    }
+    let depths = [3usize, 5000, clean.len() / 2, clean.len() - 2];
+    let bufs = with_damage(&clean, &depths, &[0x00]);
     let s = KernelKind::Scalar;
     for buf in &bufs {
         let reference = trace(s, buf, 0);
