@@ -43,11 +43,36 @@ pub(crate) trait Bits: Copy {
     /// shift-and-mask has a branch-free 32-bit-store path for them; and `predict.rs` compacts
     /// bytes 8 and 9 of a long varint with one more PEXT.
     const ONE_OP: bool = false;
-    /// The stop bits of `w`: the high bit of every byte whose high bit is clear
-    /// (`!w & HIGH`; one ANDN in the `bmi2` kernel).
+    /// The varint (1 to 10 bytes) at the start of `c` (position `p`), decoded without a branch
+    /// on its length: its value, the position after it, and a word that is nonzero if it has
+    /// a 10th byte above 1 (then the value and position are meaningless). `high` and `low`
+    /// must be [`HIGH`] and [`LOW`] (passed in so that registers the caller holds serve).
+    ///
+    /// This is the reference arithmetic; the `bmi2` kernel runs the same steps as one block
+    /// of assembly (where the flags of TZCNT and BT stand in for compares).
     #[inline(always)]
-    fn stops(self, w: u64) -> u64 {
-        !w & HIGH
+    fn decode_any(self, c: &[u8; MAX_LEN], p: usize, high: u64, low: u64) -> (u64, usize, u64) {
+        let w = first_word(c);
+        let stops = !w & high;
+        // Every bit up to and including the lowest stop bit; all bits when the word has none.
+        let keep = stops ^ stops.wrapping_sub(1);
+        let lo = self.compact_masked(w, keep & low);
+        // `trailing_zeros` is 64 without a stop bit, which makes 9 bytes.
+        let tz = stops.trailing_zeros() as usize;
+        // Bytes 8 and 9 when the word has no stop byte (a varint of 9 or 10 bytes), else 0.
+        // Pinned: computed from the flags, never a branch (which mispredicts when lengths
+        // are random).
+        let long = 0u64.wrapping_sub(pin(usize::from(stops == 0)) as u64);
+        let t = u64::from(u16::from_le_bytes([c[8], c[9]])) & long;
+        // 10 bytes: byte 8 continued. Arithmetic, not `&&`: byte 9 is the next value's byte
+        // for most varints, so a branch on it would mispredict.
+        let more = (t >> 7) & 1;
+        let bad = (t >> 9) & more.wrapping_neg();
+        let top = self.compact_masked(t, 0x7f | (more << 8)) << 56;
+        // The next position depends on this one through the load and `trailing_zeros`,
+        // which come last: add them last, to a base summed while they are computed.
+        let base = pin(p + 1) + more as usize;
+        (lo | top, base + (tz >> 3), bad)
     }
     /// `x.leading_zeros()` (BSR is slow on AMD: the `bmi2` kernel uses LZCNT).
     #[inline(always)]

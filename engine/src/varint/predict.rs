@@ -14,8 +14,8 @@
 //!   length from then on.
 //! - **branch-free**: after [`STREAK`] mispredicted reads in a row, the values of the next
 //!   [`RUN`] bytes (one-byte ones too) are decoded without a branch on their length
-//!   ([`read_any`]): the position comes from the load through `trailing_zeros`, 12 to 16
-//!   cycles a value however random the lengths are. Then the reader tries the predicted mode
+//!   ([`read_any`]): the position comes from the load through `trailing_zeros`, ~14 cycles
+//!   a value (Zen 3) however random the lengths are. Then the reader tries the predicted mode
 //!   again.
 //!
 //! One-byte values take the usual inline check in the predicted mode and never touch the
@@ -28,7 +28,7 @@
 //! only counting misses cost as much), so `Fast::read_u64_hinted` is the trait's default, the
 //! stateless read.
 
-use super::generic::{first_word, pin, read_u64_checked, read_word, Bits, HIGH, LOW};
+use super::generic::{first_word, read_u64_checked, read_word, Bits, HIGH, LOW};
 use super::{VarintError, MAX_LEN};
 
 /// Back-to-back mispredicted reads after which the branch-free mode takes over.
@@ -58,29 +58,31 @@ const BRANCHLESS: u64 = u64::MAX;
 /// }
 /// assert_eq!(got, [300, -70_000, 5, 1 << 40]);
 /// ```
-// Seven fields (six words and a byte) that the read loop keeps in registers: the cold paths
-// take and return the hint by value, so that its address never escapes the caller's loop.
+// Five words and a byte that the read loop keeps in registers: the cold paths take and return
+// the hint by value, so that its address never escapes the caller's loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadHint {
     /// Bytes below this are one-byte varints read by the inline check: 0x80 in the predicted
     /// mode, 0 in the branch-free one (which reads them like any other).
     one: u8,
-    /// The predicted length of the next multi-byte varint, 2 to 10 (0: none yet).
+    /// The predicted length of the next multi-byte varint, 2 to 10 (0: none yet, and in the
+    /// branch-free mode).
     len: u64,
     /// The high bits of the predicted varint's bytes within the first word (`HIGH` for 9 and
-    /// 10 bytes).
+    /// 10 bytes). `HIGH` in the branch-free mode, which uses it as that constant: a register
+    /// the loop holds anyway.
     high: u64,
     /// What `word & high` must be for the prediction to hold: every byte continued but the
     /// last. [`BRANCHLESS`] in the branch-free mode; 1 (impossible) when nothing is predicted.
     expect: u64,
-    /// The payload bits of the predicted varint's bytes within the first word.
+    /// The payload bits of the predicted varint's bytes within the first word. `LOW` in the
+    /// branch-free mode (used as that constant, like `high`).
     low: u64,
-    /// Predicted mode: how many reads in a row, up to the last one, missed. Branch-free:
-    /// the position where the run ends (a position is cheaper to test than a count is to
-    /// keep).
-    count: u64,
-    /// Where the last mispredicted read ended (so a miss at that position is the next read).
-    miss_end: usize,
+    /// Predicted mode: where the last mispredicted read ended, times 16, plus how many reads
+    /// in a row, up to that one, missed (so that a miss at that position continues the
+    /// streak; positions past 2^60 only lose the streak). Branch-free: the position where the
+    /// run ends (a position is cheaper to test than a count is to keep).
+    state: u64,
 }
 
 impl Default for ReadHint {
@@ -91,8 +93,7 @@ impl Default for ReadHint {
             high: 0,
             expect: 1,
             low: 0,
-            count: 0,
-            miss_end: usize::MAX,
+            state: u64::MAX,
         }
     }
 }
@@ -104,8 +105,9 @@ impl ReadHint {
         self.expect == BRANCHLESS
     }
 
-    /// The hint predicting `len` (2 to 10 bytes) for the next multi-byte varint.
-    fn predicting(len: u64, count: u64, miss_end: usize) -> Self {
+    /// The hint predicting `len` (2 to 10 bytes) for the next multi-byte varint, after a
+    /// streak of `streak` mispredicted reads that ended at `end`.
+    fn predicting(len: u64, streak: u64, end: usize) -> Self {
         let bytes = if len <= 8 {
             u64::MAX >> (64 - 8 * len)
         } else {
@@ -124,8 +126,7 @@ impl ReadHint {
             high,
             expect,
             low: LOW & bytes,
-            count,
-            miss_end,
+            state: ((end as u64) << 4) | streak,
         }
     }
 
@@ -137,15 +138,22 @@ impl ReadHint {
     #[cold]
     #[inline(never)]
     fn missed(self, start: usize, end: usize) -> Self {
-        let streak = if start == self.miss_end {
-            self.count + 1
+        let streak = if self.state >> 4 == (start as u64) & (u64::MAX >> 4) {
+            (self.state & 15) + 1
         } else {
             1
         };
         if streak < STREAK {
             return Self::predicting((end - start) as u64, streak, end);
         }
-        Self::branchless_run(end.saturating_add(RUN) as u64)
+        ReadHint {
+            one: 0,
+            len: 0,
+            high: HIGH,
+            expect: BRANCHLESS,
+            low: LOW,
+            state: end.saturating_add(RUN) as u64,
+        }
     }
 
     /// The predicted mode again, after a branch-free run (out of line: a call the compiler
@@ -154,20 +162,6 @@ impl ReadHint {
     #[inline(never)]
     fn after_run() -> Self {
         ReadHint::default()
-    }
-
-    /// The branch-free mode until position `end`, where predictions are tried again.
-    #[inline(always)]
-    fn branchless_run(end: u64) -> Self {
-        ReadHint {
-            one: 0,
-            len: 0,
-            high: 0,
-            expect: BRANCHLESS,
-            low: 0,
-            count: end,
-            miss_end: usize::MAX,
-        }
     }
 }
 
@@ -196,11 +190,9 @@ pub(crate) fn read_u64_hinted<B: Bits>(
         return Ok(u64::from(c[0]));
     }
     if hint.expect == BRANCHLESS {
-        let (v, next) = read_any(bits, c, p)?;
-        // Rewritten whole, with constants: the predicted mode's fields are then not live
-        // through this path (the read loop would otherwise spill them for its registers).
-        *hint = ReadHint::branchless_run(hint.count);
-        if next >= hint.count as usize {
+        // The hint's `high` and `low` are `HIGH` and `LOW` in this mode.
+        let (v, next) = read_any(bits, c, p, hint.high, hint.low)?;
+        if next as u64 >= hint.state {
             *hint = ReadHint::after_run();
         }
         *pos = next;
@@ -214,13 +206,20 @@ pub(crate) fn read_u64_hinted<B: Bits>(
             return Ok(lo);
         }
         // Predicted 9 or 10 bytes: the first word is all continued bytes; bytes 8 and 9
-        // (`t`) must end the varint where predicted: a 9th byte without its high bit, or a
-        // continued 9th byte and a 10th byte of 0 or 1.
+        // (`t`) must end the varint where predicted. A branch on the predicted length (it
+        // holds for the whole stream) keeps each check's masks constants: derived from the
+        // length, they took more registers than the read loop had.
         let t = u64::from(u16::from_le_bytes([c[8], c[9]]));
-        let ten = hint.len - 9;
-        if t & (0x80 | (ten * 0xfe00)) == ten << 7 {
-            *pos = p + hint.len as usize;
-            return Ok(lo | (bits.compact_masked(t, 0x7f | (ten << 8)) << 56));
+        if hint.len == 9 {
+            // A 9th byte without its high bit.
+            if t & 0x80 == 0 {
+                *pos = p + 9;
+                return Ok(lo | ((t & 0x7f) << 56));
+            }
+        } else if t & 0xfe80 == 0x80 {
+            // A continued 9th byte and a 10th byte of 0 or 1.
+            *pos = p + 10;
+            return Ok(lo | (bits.compact_masked(t, 0x17f) << 56));
         }
     }
     let (v, len) = read_word(bits, c)?;
@@ -230,44 +229,23 @@ pub(crate) fn read_u64_hinted<B: Bits>(
 }
 
 /// Decode the varint (1 to 10 bytes) at the start of `c` (position `p`) without a branch on
-/// its length: the value and the length both come from masks of the first word and of bytes
-/// 8 and 9. The only branch is the (never taken for valid data) overlong check. Returns the
-/// value and the position after it.
+/// its length ([`Bits::decode_any`]); the only branch is the (never taken for valid data)
+/// overlong check. `high` and `low` must be [`HIGH`] and [`LOW`]. Returns the value and the
+/// position after it.
 #[inline(always)]
 pub(crate) fn read_any<B: Bits>(
     bits: B,
     c: &[u8; MAX_LEN],
     p: usize,
+    high: u64,
+    low: u64,
 ) -> Result<(u64, usize), VarintError> {
-    let w = first_word(c);
-    let stops = bits.stops(w);
-    // Every bit up to and including the lowest stop bit; all bits when the word has none.
-    let keep = stops ^ stops.wrapping_sub(1);
-    let lo = bits.compact_masked(w, keep & LOW);
-    // 9 or 10 bytes: `long` is 1 and bytes 8 and 9 count. Pinned: computed from the flags,
-    // never a branch (a branch on it mispredicts when lengths are random).
-    let long = pin(usize::from(stops == 0)) as u64;
-    // Bytes 8 and 9: byte 9 counts only after a continued byte 8 (`more`).
-    let t = u64::from(u16::from_le_bytes([c[8], c[9]]));
-    let more = (t >> 7) & long;
-    // Arithmetic, not `&&`: byte 9 is the next value's byte for most varints, so a branch on
-    // it would mispredict. A 10th byte above 1 does not fit 64 bits.
-    if (t >> 9) & more.wrapping_neg() != 0 {
+    debug_assert!(high == HIGH && low == LOW);
+    let (v, next, bad) = bits.decode_any(c, p, high, low);
+    if bad != 0 {
         return Err(VarintError::Overlong);
     }
-    let top = if B::ONE_OP {
-        bits.compact_masked(t, 0x7f | (more << 8))
-    } else {
-        (t & 0x7f) | ((t >> 1) & (more << 7))
-    } << 56;
-    // `trailing_zeros` is 64 without a stop bit, which makes 9. The next position depends on
-    // this one through the load and `trailing_zeros`, which come last: add them last, to a
-    // base summed while they are computed.
-    let base = pin(p + 1) + more as usize;
-    Ok((
-        lo | (top & long.wrapping_neg()),
-        base + (stops.trailing_zeros() as usize >> 3),
-    ))
+    Ok((v, next))
 }
 
 #[cfg(test)]
