@@ -8,16 +8,34 @@
 //! vector's length is set once, when the writer is dropped.
 //!
 //! One-byte values are stored after one compare, and the length update on their path is a
-//! plain increment. (When one- and two-byte values alternate at random that compare
-//! mispredicts on half the values; a writer that switched to a branch-free one-or-two-byte
-//! store for such streams measured 2.3x prost on them but cost 20-55 % on the other rows
-//! measured, from the bookkeeping on the multi-byte path, so it was not kept: see
-//! `docs/perf/varint.md`.)
+//! plain increment. When one- and two-byte values alternate at random that compare
+//! mispredicts on half the values, so the writer also has a **pair mode** (`one == 0`): no
+//! value takes the one-byte compare, and values below 2^14 are stored as one or two bytes
+//! without a branch on which (two bytes are always written; the length counts one or two).
+//! Outside the pair mode, two-byte values pay one predictable branch for it, and longer
+//! values none.
+//!
+//! The mode is chosen out of the hot path: `end` is also where the next check of the
+//! stream's mix is due, so the capacity test that every write makes anyway brings the
+//! writer into the cold [`refresh`] every [`CHECK_EVERY`] bytes, which reads back the last
+//! [`CHECK_WINDOW`] bytes written and picks the mode for the next stretch
+//! ([`pair_mode_pays`]). Bookkeeping on the hot paths would cost the rows where the one-byte
+//! compare predicts well: a writer that counted alternations on its multi-byte path
+//! measured 20-55 % slower there (see `docs/perf/varint.md`).
 
 use std::mem::MaybeUninit;
 
 use super::generic::pin;
 use super::{zigzag64, Kernel, MAX_LEN};
+
+/// Bytes written between two checks of the stream's mix (after the first, [`FIRST_CHECK`]).
+const CHECK_EVERY: usize = 32 * 1024;
+/// Bytes written through a new writer before the first check.
+const FIRST_CHECK: usize = 512;
+/// Bytes read back by a check.
+const CHECK_WINDOW: usize = 256;
+/// Values below this are one or two bytes: the one-or-two-byte store's range.
+const PAIR: u64 = 1 << 14;
 
 /// Appends varints to a `Vec<u8>`; the vector's length is updated when the writer is
 /// dropped (or by [`Writer::finish`]).
@@ -45,21 +63,30 @@ pub struct Writer<'a, K: Kernel> {
     out: &'a mut Vec<u8>,
     /// `out`'s buffer (re-read after every reallocation).
     ptr: *mut u8,
-    /// A varint fits while `len < end`: `out`'s capacity less `MAX_LEN - 1` (0 when smaller).
+    /// Writes take the fast path while `len < end`: the smaller of `out`'s capacity less
+    /// `MAX_LEN - 1` (0 when smaller) and `check`.
     end: usize,
     /// Bytes of `out` initialised so far: its length plus everything written since. Always
     /// at most `out`'s capacity.
     len: usize,
+    /// Values below this are stored as one byte by one compare: 0x80, or 0 in the pair mode
+    /// (where values below [`PAIR`] take the one-or-two-byte store).
+    one: u64,
+    /// Where the next check of the stream's mix is due.
+    check: usize,
 }
 
 impl<'a, K: Kernel> Writer<'a, K> {
     /// A writer appending to `out` with `kernel`'s encoder.
     pub fn new(kernel: K, out: &'a mut Vec<u8>) -> Self {
+        let check = out.len().saturating_add(FIRST_CHECK);
         Writer {
             kernel,
             ptr: out.as_mut_ptr(),
-            end: end_of(out.capacity()),
+            end: end_of(out.capacity()).min(check),
             len: out.len(),
+            one: 0x80,
+            check,
             out,
         }
     }
@@ -70,23 +97,50 @@ impl<'a, K: Kernel> Writer<'a, K> {
         if self.len >= self.end {
             // By value, not `&mut self`: the writer's address must not escape the caller's
             // loop, or its fields would live in memory instead of registers.
-            (self.ptr, self.end) = grow(self.out, self.len);
+            (self.ptr, self.end, self.one, self.check) =
+                refresh(self.out, self.len, self.one, self.check);
         }
-        // SAFETY: `len < end = capacity - (MAX_LEN - 1)` (checked, or reserved by `grow`), so
-        // the `MAX_LEN` bytes at `ptr + len` are within `out`'s allocation; they are spare
-        // capacity, which nothing else refers to while `self` holds `out` mutably borrowed.
+        // SAFETY: `len < end <= capacity - (MAX_LEN - 1)` (checked, or reserved by
+        // `refresh`), so the `MAX_LEN` bytes at `ptr + len` are within `out`'s allocation;
+        // they are spare capacity, which nothing else refers to while `self` holds `out`
+        // mutably borrowed.
         let dst = unsafe { self.ptr.add(self.len) };
-        if v < 0x80 {
+        if v < self.one {
             // One-byte values here rather than through `encode_u64`, so that the length
             // update is a plain increment on their path.
             // SAFETY: as above.
             unsafe { dst.write(v as u8) };
             self.len += 1;
+        } else if v < PAIR {
+            if self.one == 0 {
+                // The pair mode: one byte or two, with `more` (1 for two bytes) from
+                // arithmetic rather than a compare and branch.
+                let more = (v + (PAIR - 0x80)) >> 14;
+                // `v + 128 * (v >> 7)` moves bits 7.. up by one, to byte 1; `more << 7` sets
+                // byte 0's continuation bit.
+                let pair = v + (v & (PAIR - 0x80)) + (more << 7);
+                // SAFETY: as above (two bytes are in bounds; the second is past a one-byte
+                // varint, in spare capacity, and not counted).
+                unsafe {
+                    dst.cast::<[u8; 2]>()
+                        .write_unaligned((pair as u16).to_le_bytes())
+                };
+                self.len = pin(self.len + 1 + more as usize);
+            } else {
+                // Two bytes (`v >= one = 0x80` outside the pair mode).
+                let pair = (v + (v & (PAIR - 0x80))) | 0x80;
+                // SAFETY: as above.
+                unsafe {
+                    dst.cast::<[u8; 2]>()
+                        .write_unaligned((pair as u16).to_le_bytes())
+                };
+                self.len = pin(self.len + 2);
+            }
         } else {
             // SAFETY: as above. `encode_u64` initialises the bytes it counts (at most
             // `MAX_LEN`): the trait is sealed, and every kernel's encoder does.
             let dst = unsafe { &mut *dst.cast::<[MaybeUninit<u8>; MAX_LEN]>() };
-            // Pinned, so that the compiler does not merge the two paths' additions into one
+            // Pinned, so that the compiler does not merge the paths' additions into one
             // after them (a `mov` of the constant 1 and an `add` on the one-byte path).
             self.len = pin(self.len + self.kernel.encode_u64(v, dst));
         }
@@ -120,21 +174,60 @@ impl<'a, K: Kernel> Writer<'a, K> {
     pub fn finish(self) {}
 }
 
-/// Make room for at least one more varint in `out`, whose first `len` bytes are initialised
-/// (the rare case of [`Writer::write_u64`]); returns the new buffer and end.
+/// The writer's slow path, when `len` reached its `end`: make room for one more varint and,
+/// if a check of the stream's mix is due (`len >= check`), pick the mode for the next
+/// [`CHECK_EVERY`] bytes. Returns the writer's new buffer pointer, `end`, `one` and `check`.
 #[cold]
 #[inline(never)]
-fn grow(out: &mut Vec<u8>, len: usize) -> (*mut u8, usize) {
+fn refresh(out: &mut Vec<u8>, len: usize, one: u64, check: usize) -> (*mut u8, usize, u64, usize) {
     // SAFETY: the caller's first `len <= capacity` bytes are initialised: `out`'s own, then
     // the varints written since, each initialised up to its length (and no further:
     // `encode_u64` may write past it, but `len` is not moved past it).
     unsafe { out.set_len(len) };
-    out.reserve(MAX_LEN);
-    (out.as_mut_ptr(), end_of(out.capacity()))
+    let (one, check) = if len >= check {
+        let window = &out[len.saturating_sub(CHECK_WINDOW)..];
+        let one = if pair_mode_pays(window) { 0 } else { 0x80 };
+        (one, len.saturating_add(CHECK_EVERY))
+    } else {
+        (one, check)
+    };
+    if end_of(out.capacity()) <= len {
+        out.reserve(MAX_LEN);
+    }
+    (
+        out.as_mut_ptr(),
+        end_of(out.capacity()).min(check),
+        one,
+        check,
+    )
 }
 
-/// [`Writer::end`] for a capacity: a varint (up to `MAX_LEN` bytes) fits at every `len` below
-/// it.
+/// Whether the varints in `window` (bytes just written; the first, partial one is skipped)
+/// are a mix for the pair mode: the one-byte compare would mispredict often (one- and
+/// multi-byte values alternate on at least an eighth of the values) and values of three
+/// bytes or more, which leave the pair mode's path by a branch, are rare (at most one in
+/// sixteen).
+fn pair_mode_pays(window: &[u8]) -> bool {
+    let Some(first) = window.iter().position(|&b| b < 0x80) else {
+        return false;
+    };
+    let (mut values, mut long, mut switches) = (0usize, 0usize, 0usize);
+    let (mut run, mut last_one) = (0usize, None);
+    for &b in &window[first + 1..] {
+        run += 1;
+        if b >= 0x80 {
+            continue;
+        }
+        let one = run == 1;
+        values += 1;
+        long += usize::from(run >= 3);
+        switches += usize::from(last_one.is_some_and(|l| l != one));
+        last_one = Some(one);
+        run = 0;
+    }
+    values >= 16 && switches * 8 >= values && long * 16 <= values
+}
+
 fn end_of(capacity: usize) -> usize {
     // `capacity <= isize::MAX`: no overflow.
     (capacity + 1).saturating_sub(MAX_LEN)
@@ -142,7 +235,7 @@ fn end_of(capacity: usize) -> usize {
 
 impl<K: Kernel> Drop for Writer<'_, K> {
     fn drop(&mut self) {
-        // SAFETY: as in `grow`: the first `len <= cap` bytes are initialised.
+        // SAFETY: as in `refresh`: the first `len <= cap` bytes are initialised.
         unsafe { self.out.set_len(self.len) };
     }
 }
@@ -191,6 +284,71 @@ mod tests {
             assert_eq!(out, expected, "{kind:?}");
         }
         assert_ne!(available_kernels(), [KernelKind::Scalar]);
+    }
+
+    /// A stream whose mix changes: one- and two-byte values at random (the pair mode), then
+    /// values of every length (back to the normal mode), then pairs with values of three
+    /// bytes or more among them (written while in the pair mode). Every kernel's writer
+    /// writes what `Scalar::write_u64` writes, and uses both modes.
+    #[test]
+    fn pair_mode_writes_what_write_u64_writes() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut values = Vec::new();
+        for i in 0..200_000u64 {
+            let r = next();
+            values.push(match i / 50_000 {
+                0 | 2 => r & if r & 1 == 0 { 0x7f } else { 0x3fff },
+                1 => r >> (r % 64),
+                _ if r % 50 == 0 => r >> 40,
+                _ => r & if r & 2 == 0 { 0x7f } else { 0x3fff },
+            });
+        }
+        let mut expected = Vec::new();
+        for &v in &values {
+            Scalar.write_u64(v, &mut expected);
+        }
+        for kind in available_kernels() {
+            let mut out = Vec::new();
+            let modes = crate::dispatch_kernel!(kind, k => {
+                let mut w = Writer::new(k, &mut out);
+                let mut modes = [false; 2];
+                for &v in &values {
+                    w.write_u64(v);
+                    modes[usize::from(w.one == 0)] = true;
+                }
+                modes
+            });
+            assert_eq!(out, expected, "{kind:?}");
+            assert_eq!(modes, [true, true], "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn pair_mode_pays_only_for_alternating_short_values() {
+        let encode = |values: &[u64]| {
+            let mut out = vec![0x80u8]; // the end of a varint cut by the window
+            for &v in values {
+                Scalar.write_u64(v, &mut out);
+            }
+            out
+        };
+        let alternating: Vec<u64> = (0..100).map(|i| [5, 300, 300, 7, 9][i % 5]).collect();
+        assert!(pair_mode_pays(&encode(&alternating)));
+        // No alternation: all two bytes, or all one byte.
+        assert!(!pair_mode_pays(&encode(&[300; 100])));
+        assert!(!pair_mode_pays(&encode(&[3; 100])));
+        // Alternating, but one value in four has three bytes or more.
+        let long: Vec<u64> = (0..100).map(|i| [5, 300, 1 << 20, 7][i % 4]).collect();
+        assert!(!pair_mode_pays(&encode(&long)));
+        // Too few values to tell, and no complete varint at all.
+        assert!(!pair_mode_pays(&encode(&[5, 300, 5, 300])));
+        assert!(!pair_mode_pays(&[0x80; 64]));
     }
 
     #[test]
