@@ -128,6 +128,7 @@ impl<'a, K: Kernel> Writer<'a, K> {
                 self.len = pin(self.len + 1 + more as usize);
             } else {
                 // Two bytes (`v >= one = 0x80` outside the pair mode).
+                debug_assert!(v >= 0x80);
                 let pair = (v + (v & (PAIR - 0x80))) | 0x80;
                 // SAFETY: as above.
                 unsafe {
