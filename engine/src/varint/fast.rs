@@ -18,6 +18,14 @@ use super::{bulk, BulkHint, Kernel, KernelKind, VarintError, MAX_LEN};
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Fast;
 
+impl super::sealed::Sealed for Fast {
+    #[inline(always)]
+    fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+        // SAFETY: `dst` is `MAX_LEN` writable bytes.
+        unsafe { generic::encode_any(Swar, v, dst.as_mut_ptr().cast()) }
+    }
+}
+
 impl Kernel for Fast {
     const KIND: KernelKind = KernelKind::Fast;
 

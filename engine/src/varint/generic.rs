@@ -756,6 +756,34 @@ pub(crate) unsafe fn encode_raw<B: Bits>(bits: B, v: u64, dst: *mut u8) -> usize
     }
 }
 
+/// Write the raw varint encoding of any `v` at `dst` without a branch on its length (the
+/// [`Writer`](super::Writer)'s branch-free mode); returns the length. Ten bytes are always
+/// written: the varint's, then unspecified ones.
+///
+/// # Safety
+/// `dst` must be valid for writes of [`MAX_LEN`] bytes.
+#[inline(always)]
+pub(crate) unsafe fn encode_any<B: Bits>(bits: B, v: u64, dst: *mut u8) -> usize {
+    let top = v >> 56;
+    // 1 for 9 or 10 bytes (`top` is at most 0xff).
+    let long = (top + 0xff) >> 8;
+    // The low 56 bits' groups (`spread` ignores the bits above).
+    let spread = bits.spread(v);
+    // Eight times the number of all-zero bytes above the top non-zero byte; 0 for 9 or 10
+    // bytes, where all eight bytes of the word are continued.
+    let zeros = bits.lzcnt(spread | 1 | (long << 63)) & 56;
+    let cont = ((HIGH >> 8) >> zeros) | (long << 63);
+    // SAFETY: the caller guarantees `MAX_LEN` writable bytes at `dst`. Byte 8 is `top`,
+    // whose high bit (bit 63 of `v`) continues it to byte 9, which is 1; both are past the
+    // varint, and not counted, when it has 8 bytes or fewer.
+    unsafe {
+        dst.cast::<[u8; 8]>()
+            .write_unaligned((spread | cont).to_le_bytes());
+        dst.add(8).cast::<[u8; 2]>().write_unaligned([top as u8, 1]);
+    }
+    8 - (zeros as usize >> 3) + long as usize + (v >> 63) as usize
+}
+
 /// Append the raw varint encoding of `v`: one capacity check for every length (growing out
 /// of line), then [`encode_at`].
 #[inline(always)]

@@ -118,12 +118,17 @@ pub fn long_to_int(v: i64) -> Result<i32, VarintError> {
 
 /// Implemented only by this module's kernels (see [`Kernel`]).
 mod sealed {
-    /// The seal on [`super::Kernel`].
-    pub trait Sealed {}
-    impl Sealed for super::Scalar {}
-    impl Sealed for super::Fast {}
-    #[cfg(target_arch = "x86_64")]
-    impl Sealed for super::Bmi2 {}
+    use std::mem::MaybeUninit;
+
+    use super::MAX_LEN;
+
+    /// The seal on [`super::Kernel`], and the kernel methods only this crate calls.
+    pub trait Sealed {
+        /// Write the raw varint encoding of `v` at the start of `dst` without a branch on its
+        /// length and return the length; all of `dst` may be written (the [`super::Writer`]'s
+        /// branch-free mode).
+        fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize;
+    }
 }
 
 /// A varint kernel. Kernels are zero-sized `Copy` values; a kernel that needs CPU features can

@@ -9,6 +9,14 @@ use super::{long_to_int, unzigzag64, BulkHint, Kernel, KernelKind, VarintError, 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Scalar;
 
+impl super::sealed::Sealed for Scalar {
+    /// The reference kernel has no branch-free encoder: its loop.
+    #[inline]
+    fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+        self.encode_u64(v, dst)
+    }
+}
+
 impl Kernel for Scalar {
     const KIND: KernelKind = KernelKind::Scalar;
 

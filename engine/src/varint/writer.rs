@@ -8,20 +8,22 @@
 //! vector's length is set once, when the writer is dropped.
 //!
 //! One-byte values are stored after one compare, and the length update on their path is a
-//! plain increment. When one- and two-byte values alternate at random that compare
-//! mispredicts on half the values, so the writer also has a **pair mode** (`one == 0`): no
-//! value takes the one-byte compare, and values below 2^14 are stored as one or two bytes
-//! without a branch on which (two bytes are always written; the length counts one or two).
-//! Outside the pair mode, two-byte values pay one predictable branch for it, and longer
-//! values none.
+//! plain increment; two-byte values by the writer too, longer ones by
+//! [`Kernel::encode_u64`], whose length branches predict when the stream's lengths are
+//! steady. When lengths change at random those branches mispredict (one- and two-byte
+//! values alternating: the one-byte compare on half the values; lengths 1 to 10: about one
+//! branch a value), so the writer also has a **branch-free mode** (`one == 0`,
+//! `wide == u64::MAX`): every value goes to the kernel's branch-free encoder (ten bytes
+//! written, the length from the leading zeros). Outside that mode, two-byte values pay one
+//! predictable branch for it, and other values none.
 //!
 //! The mode is chosen out of the hot path: `end` is also where the next check of the
 //! stream's mix is due, so the capacity test that every write makes anyway brings the
 //! writer into the cold [`refresh`] every [`CHECK_EVERY`] bytes, which reads back the last
 //! [`CHECK_WINDOW`] bytes written and picks the mode for the next stretch
-//! ([`pair_mode_pays`]). Bookkeeping on the hot paths would cost the rows where the one-byte
-//! compare predicts well: a writer that counted alternations on its multi-byte path
-//! measured 20-55 % slower there (see `docs/perf/varint.md`).
+//! ([`branch_free_pays`]). Bookkeeping on the hot paths would cost the rows where the
+//! branches predict: a writer that counted alternations on its multi-byte path measured
+//! 20-55 % slower there (see `docs/perf/varint.md`).
 
 use std::mem::MaybeUninit;
 
@@ -34,8 +36,8 @@ const CHECK_EVERY: usize = 32 * 1024;
 const FIRST_CHECK: usize = 512;
 /// Bytes read back by a check.
 const CHECK_WINDOW: usize = 256;
-/// Values below this are one or two bytes: the one-or-two-byte store's range.
-const PAIR: u64 = 1 << 14;
+/// Values below this have at most two bytes.
+const TWO: u64 = 1 << 14;
 
 /// Appends varints to a `Vec<u8>`; the vector's length is updated when the writer is
 /// dropped (or by [`Writer::finish`]).
@@ -69,9 +71,12 @@ pub struct Writer<'a, K: Kernel> {
     /// Bytes of `out` initialised so far: its length plus everything written since. Always
     /// at most `out`'s capacity.
     len: usize,
-    /// Values below this are stored as one byte by one compare: 0x80, or 0 in the pair mode
-    /// (where values below [`PAIR`] take the one-or-two-byte store).
+    /// Values below this are stored as one byte by one compare: 0x80, or 0 in the
+    /// branch-free mode.
     one: u64,
+    /// Values from `one` up to below this are stored by the writer itself: two bytes
+    /// ([`TWO`]), or in the branch-free mode any length (`u64::MAX`).
+    wide: u64,
     /// Where the next check of the stream's mix is due.
     check: usize,
 }
@@ -86,6 +91,7 @@ impl<'a, K: Kernel> Writer<'a, K> {
             end: end_of(out.capacity()).min(check),
             len: out.len(),
             one: 0x80,
+            wide: TWO,
             check,
             out,
         }
@@ -97,8 +103,8 @@ impl<'a, K: Kernel> Writer<'a, K> {
         if self.len >= self.end {
             // By value, not `&mut self`: the writer's address must not escape the caller's
             // loop, or its fields would live in memory instead of registers.
-            (self.ptr, self.end, self.one, self.check) =
-                refresh(self.out, self.len, self.one, self.check);
+            (self.ptr, self.end, self.one, self.wide, self.check) =
+                refresh(self.out, self.len, self.one, self.wide, self.check);
         }
         // SAFETY: `len < end <= capacity - (MAX_LEN - 1)` (checked, or reserved by
         // `refresh`), so the `MAX_LEN` bytes at `ptr + len` are within `out`'s allocation;
@@ -111,25 +117,18 @@ impl<'a, K: Kernel> Writer<'a, K> {
             // SAFETY: as above.
             unsafe { dst.write(v as u8) };
             self.len += 1;
-        } else if v < PAIR {
+        } else if v < self.wide {
             if self.one == 0 {
-                // The pair mode: one byte or two, with `more` (1 for two bytes) from
-                // arithmetic rather than a compare and branch.
-                let more = (v + (PAIR - 0x80)) >> 14;
-                // `v + 128 * (v >> 7)` moves bits 7.. up by one, to byte 1; `more << 7` sets
-                // byte 0's continuation bit.
-                let pair = v + (v & (PAIR - 0x80)) + (more << 7);
-                // SAFETY: as above (two bytes are in bounds; the second is past a one-byte
-                // varint, in spare capacity, and not counted).
-                unsafe {
-                    dst.cast::<[u8; 2]>()
-                        .write_unaligned((pair as u16).to_le_bytes())
-                };
-                self.len = pin(self.len + 1 + more as usize);
+                // The branch-free mode: every value but `u64::MAX` (which takes the
+                // `encode_u64` path below).
+                // SAFETY: as above. `encode_any` initialises the bytes it counts (at most
+                // `MAX_LEN`): the trait is sealed, and every kernel's does.
+                let dst = unsafe { &mut *dst.cast::<[MaybeUninit<u8>; MAX_LEN]>() };
+                self.len = pin(self.len + self.kernel.encode_any(v, dst));
             } else {
-                // Two bytes (`v >= one = 0x80` outside the pair mode).
-                debug_assert!(v >= 0x80);
-                let pair = (v + (v & (PAIR - 0x80))) | 0x80;
+                // Two bytes (`0x80 = one <= v < wide = 2^14` outside the branch-free mode).
+                debug_assert!((0x80..TWO).contains(&v));
+                let pair = (v + (v & (TWO - 0x80))) | 0x80;
                 // SAFETY: as above.
                 unsafe {
                     dst.cast::<[u8; 2]>()
@@ -141,6 +140,9 @@ impl<'a, K: Kernel> Writer<'a, K> {
             // SAFETY: as above. `encode_u64` initialises the bytes it counts (at most
             // `MAX_LEN`): the trait is sealed, and every kernel's encoder does.
             let dst = unsafe { &mut *dst.cast::<[MaybeUninit<u8>; MAX_LEN]>() };
+            // `v >= wide >= TWO` here; `max` (a conditional move, never taken) tells the
+            // compiler so, and it drops `encode_u64`'s one- and two-byte branches.
+            let v = v.max(TWO);
             // Pinned, so that the compiler does not merge the paths' additions into one
             // after them (a `mov` of the constant 1 and an `add` on the one-byte path).
             self.len = pin(self.len + self.kernel.encode_u64(v, dst));
@@ -177,20 +179,31 @@ impl<'a, K: Kernel> Writer<'a, K> {
 
 /// The writer's slow path, when `len` reached its `end`: make room for one more varint and,
 /// if a check of the stream's mix is due (`len >= check`), pick the mode for the next
-/// [`CHECK_EVERY`] bytes. Returns the writer's new buffer pointer, `end`, `one` and `check`.
+/// [`CHECK_EVERY`] bytes. Returns the writer's new buffer pointer, `end`, `one`, `wide` and
+/// `check`.
 #[cold]
 #[inline(never)]
-fn refresh(out: &mut Vec<u8>, len: usize, one: u64, check: usize) -> (*mut u8, usize, u64, usize) {
+fn refresh(
+    out: &mut Vec<u8>,
+    len: usize,
+    one: u64,
+    wide: u64,
+    check: usize,
+) -> (*mut u8, usize, u64, u64, usize) {
     // SAFETY: the caller's first `len <= capacity` bytes are initialised: `out`'s own, then
     // the varints written since, each initialised up to its length (and no further:
     // `encode_u64` may write past it, but `len` is not moved past it).
     unsafe { out.set_len(len) };
-    let (one, check) = if len >= check {
+    let (one, wide, check) = if len >= check {
         let window = &out[len.saturating_sub(CHECK_WINDOW)..];
-        let one = if pair_mode_pays(window) { 0 } else { 0x80 };
-        (one, len.saturating_add(CHECK_EVERY))
+        let (one, wide) = if branch_free_pays(window) {
+            (0, u64::MAX)
+        } else {
+            (0x80, TWO)
+        };
+        (one, wide, len.saturating_add(CHECK_EVERY))
     } else {
-        (one, check)
+        (one, wide, check)
     };
     if end_of(out.capacity()) <= len {
         out.reserve(MAX_LEN);
@@ -199,34 +212,32 @@ fn refresh(out: &mut Vec<u8>, len: usize, one: u64, check: usize) -> (*mut u8, u
         out.as_mut_ptr(),
         end_of(out.capacity()).min(check),
         one,
+        wide,
         check,
     )
 }
 
 /// Whether the varints in `window` (bytes just written; the first, partial one is skipped)
-/// are a mix for the pair mode: the one-byte compare would mispredict often (one- and
-/// multi-byte values alternate on at least an eighth of the values) and values of three
-/// bytes or more, which leave the pair mode's path by a branch, are rare (at most one in
-/// sixteen).
-fn pair_mode_pays(window: &[u8]) -> bool {
+/// change length from one value to the next often enough (on at least a quarter of the
+/// values) that the length branches of the normal mode would mispredict more than the
+/// branch-free store costs.
+fn branch_free_pays(window: &[u8]) -> bool {
     let Some(first) = window.iter().position(|&b| b < 0x80) else {
         return false;
     };
-    let (mut values, mut long, mut switches) = (0usize, 0usize, 0usize);
-    let (mut run, mut last_one) = (0usize, None);
+    let (mut values, mut switches) = (0usize, 0usize);
+    let (mut run, mut last) = (0usize, 0usize);
     for &b in &window[first + 1..] {
         run += 1;
         if b >= 0x80 {
             continue;
         }
-        let one = run == 1;
         values += 1;
-        long += usize::from(run >= 3);
-        switches += usize::from(last_one.is_some_and(|l| l != one));
-        last_one = Some(one);
+        switches += usize::from(last != 0 && last != run);
+        last = run;
         run = 0;
     }
-    values >= 16 && switches * 8 >= values && long * 16 <= values
+    values >= 16 && switches * 4 >= values
 }
 
 fn end_of(capacity: usize) -> usize {
@@ -287,12 +298,13 @@ mod tests {
         assert_ne!(available_kernels(), [KernelKind::Scalar]);
     }
 
-    /// A stream whose mix changes: one- and two-byte values at random (the pair mode), then
-    /// values of every length (back to the normal mode), then pairs with values of three
-    /// bytes or more among them (written while in the pair mode). Every kernel's writer
-    /// writes what `Scalar::write_u64` writes, and uses both modes.
+    /// A stream whose mix changes: one- and two-byte values at random (the branch-free
+    /// mode), then three-byte values (normal), then lengths 1 to 10 at random with
+    /// `u64::MAX` among them (branch-free; `u64::MAX` takes `encode_u64` there), then
+    /// one-byte values (normal). Every kernel's writer writes what `Scalar::write_u64`
+    /// writes, and uses both modes.
     #[test]
-    fn pair_mode_writes_what_write_u64_writes() {
+    fn both_modes_write_what_write_u64_writes() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             x ^= x << 13;
@@ -300,14 +312,15 @@ mod tests {
             x ^= x << 17;
             x
         };
-        let mut values = Vec::new();
+        let mut values = vec![u64::MAX, 0, 1 << 63];
         for i in 0..200_000u64 {
             let r = next();
             values.push(match i / 50_000 {
-                0 | 2 => r & if r & 1 == 0 { 0x7f } else { 0x3fff },
-                1 => r >> (r % 64),
-                _ if r % 50 == 0 => r >> 40,
-                _ => r & if r & 2 == 0 { 0x7f } else { 0x3fff },
+                0 => r & if r & 1 == 0 { 0x7f } else { 0x3fff },
+                1 => (r & 0x1f_ffff) | (1 << 14),
+                2 if r % 64 == 0 => u64::MAX,
+                2 => r >> (r % 64),
+                _ => r & 0x7f,
             });
         }
         let mut expected = Vec::new();
@@ -331,7 +344,7 @@ mod tests {
     }
 
     #[test]
-    fn pair_mode_pays_only_for_alternating_short_values() {
+    fn branch_free_pays_only_when_lengths_change_often() {
         let encode = |values: &[u64]| {
             let mut out = vec![0x80u8]; // the end of a varint cut by the window
             for &v in values {
@@ -339,17 +352,27 @@ mod tests {
             }
             out
         };
-        let alternating: Vec<u64> = (0..100).map(|i| [5, 300, 300, 7, 9][i % 5]).collect();
-        assert!(pair_mode_pays(&encode(&alternating)));
-        // No alternation: all two bytes, or all one byte.
-        assert!(!pair_mode_pays(&encode(&[300; 100])));
-        assert!(!pair_mode_pays(&encode(&[3; 100])));
-        // Alternating, but one value in four has three bytes or more.
-        let long: Vec<u64> = (0..100).map(|i| [5, 300, 1 << 20, 7][i % 4]).collect();
-        assert!(!pair_mode_pays(&encode(&long)));
+        let cycle = |pattern: &[u64]| -> Vec<u64> {
+            (0..100).map(|i| pattern[i % pattern.len()]).collect()
+        };
+        // Lengths changing on half the values, or on every one.
+        assert!(branch_free_pays(&encode(&cycle(&[5, 300, 300, 7, 9]))));
+        assert!(branch_free_pays(&encode(&cycle(&[
+            5,
+            1 << 20,
+            1 << 40,
+            u64::MAX
+        ]))));
+        // No change: all two bytes, all one byte.
+        assert!(!branch_free_pays(&encode(&[300; 100])));
+        assert!(!branch_free_pays(&encode(&[3; 100])));
+        // One value in ten is two bytes: the length changes on a fifth of the values.
+        assert!(!branch_free_pays(&encode(&cycle(&[
+            1, 2, 3, 4, 5, 6, 7, 8, 9, 300
+        ]))));
         // Too few values to tell, and no complete varint at all.
-        assert!(!pair_mode_pays(&encode(&[5, 300, 5, 300])));
-        assert!(!pair_mode_pays(&[0x80; 64]));
+        assert!(!branch_free_pays(&encode(&[5, 300, 5, 300])));
+        assert!(!branch_free_pays(&[0x80; 64]));
     }
 
     #[test]

@@ -169,6 +169,14 @@ impl Bits for Pext {
     }
 }
 
+impl crate::varint::sealed::Sealed for Bmi2 {
+    #[inline(always)]
+    fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+        // SAFETY: `dst` is `MAX_LEN` writable bytes.
+        unsafe { generic::encode_any(self.pext(), v, dst.as_mut_ptr().cast()) }
+    }
+}
+
 impl Kernel for Bmi2 {
     const KIND: KernelKind = KernelKind::Bmi2;
 
