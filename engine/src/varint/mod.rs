@@ -410,3 +410,14 @@ macro_rules! dispatch_kernel {
         }
     }};
 }
+
+/// A xorshift64 generator for the unit tests' random values.
+#[cfg(test)]
+pub(crate) fn test_rng(mut x: u64) -> impl FnMut() -> u64 {
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}

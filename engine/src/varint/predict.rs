@@ -259,13 +259,7 @@ mod tests {
     /// then uniform ones, then damage, one hint throughout.
     #[test]
     fn shift_and_mask_reads_equal_scalar() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::varint::test_rng(0x9e37_79b9_7f4a_7c15u64);
         let mut buf = Vec::new();
         for i in 0..30_000u64 {
             let len = if i < 10_000 {

@@ -270,11 +270,9 @@ mod tests {
             1 << 63,
             1 << 56,
         ];
-        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = crate::varint::test_rng(0x2545_f491_4f6c_dd1d);
         for i in 0..5000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next();
             values.push(x >> (x % 64) >> (i % 2));
         }
         let mut expected = vec![7u8; 3];
@@ -305,13 +303,7 @@ mod tests {
     /// writes, and uses both modes.
     #[test]
     fn both_modes_write_what_write_u64_writes() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut next = crate::varint::test_rng(0x9e37_79b9_7f4a_7c15u64);
         let mut values = vec![u64::MAX, 0, 1 << 63];
         for i in 0..200_000u64 {
             let r = next();
