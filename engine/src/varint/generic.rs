@@ -40,8 +40,7 @@ pub(crate) trait Bits: Copy {
     fn spread(self, v: u64) -> u64;
     /// Whether [`Bits::compact`] and [`Bits::spread`] are one instruction each (PEXT, PDEP).
     /// Then [`write_longs`] spreads groups of one- to three-byte values with PDEP, where
-    /// shift-and-mask has a branch-free 32-bit-store path for them; and `predict.rs` compacts
-    /// bytes 8 and 9 of a long varint with one more PEXT.
+    /// shift-and-mask has a branch-free 32-bit-store path for them.
     const ONE_OP: bool = false;
     /// The varint (1 to 10 bytes) at the start of `c` (position `p`), decoded without a branch
     /// on its length: its value, the position after it, and a word that is nonzero if it has

@@ -240,6 +240,8 @@ fn branch_free_pays(window: &[u8]) -> bool {
     values >= 16 && switches * 4 >= values
 }
 
+/// [`Writer::end`] for a capacity: a varint (up to `MAX_LEN` bytes) fits at every `len` below
+/// it.
 fn end_of(capacity: usize) -> usize {
     // `capacity <= isize::MAX`: no overflow.
     (capacity + 1).saturating_sub(MAX_LEN)
