@@ -1,0 +1,217 @@
+//! Record columns: [`StructCol`], its record loops (the fast path through a [`Sticky`] cursor,
+//! and the value-by-value path that finds and names a failed field) and its per-field
+//! bookkeeping.
+
+use super::{nested_sticky, Column};
+use crate::decode::cursor::{Cursor, Sticky};
+use crate::decode::pool::BufferPool;
+use crate::error::DecodeError;
+use crate::varint::Kernel;
+use arrow_array::{ArrayRef, StructArray};
+use arrow_buffer::NullBuffer;
+use arrow_schema::Fields;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub(crate) struct StructCol {
+    pub(crate) columns: Vec<Column>,
+    /// The Avro field name of each entry of `columns` (for error paths).
+    pub(crate) names: Vec<Arc<str>>,
+    /// The Arrow fields of the columns that are not skipped (in output order).
+    pub(crate) fields: Fields,
+    pub(crate) len: usize,
+    /// Schema resolution: the output order of the columns (indexes into `columns`), when it
+    /// is not the order of the non-skipped columns (reader fields reordered or defaulted).
+    pub(crate) order: Option<Arc<[usize]>>,
+}
+
+impl StructCol {
+    pub(crate) fn new(columns: Vec<Column>, names: Vec<Arc<str>>, fields: Fields) -> Self {
+        debug_assert_eq!(columns.len(), names.len());
+        StructCol {
+            columns,
+            names,
+            fields,
+            len: 0,
+            order: None,
+        }
+    }
+
+    /// Output the columns in this order (indexes into the columns); see [`StructCol::order`].
+    pub(crate) fn with_order(mut self, order: Vec<usize>) -> Self {
+        debug_assert!(order.iter().all(|&i| i < self.columns.len()));
+        self.order = Some(order.into());
+        self
+    }
+
+    /// Decode one record: primitive fields inline in this loop, nested ones through a call.
+    #[inline(always)]
+    pub(crate) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        self.decode_n(c, 1).map_err(|(_, e)| e)
+    }
+
+    /// Decode `n` consecutive records (the items of an array block, or a block's rows). On
+    /// error, the index of the record that failed (the records before it are complete).
+    /// Always inlined, so that a list of records runs this loop without a call per item.
+    ///
+    /// The fast path reads primitives through a [`Sticky`] cursor held in registers and checks
+    /// for errors once per record, at its end; a record that failed is dropped and decoded
+    /// again by [`StructCol::decode_slow`], which finds the error and names its field.
+    #[inline(always)]
+    pub(crate) fn decode_n<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        if c.check_utf8 {
+            // Decoding again to find an error (see `RecordDecoder::decode_rows`): value by value.
+            return self.decode_n_checked(c, n);
+        }
+        if n == 0 {
+            // (Leaves `c.pos` as it is, even past the end.)
+            return Ok(());
+        }
+        let mut start = c.pos;
+        let f = &mut Sticky::new(c);
+        for i in 0..n {
+            for col in self.columns.iter_mut() {
+                // Every variant is named (no `_`), so that the jump table covers all tags and
+                // needs no range check.
+                decode_primitive_sticky!(col, f, other => match other {
+                    Column::Nullable(n) => n.decode_sticky(f, c),
+                    Column::List(l) => call_sticky!(f, c, l.decode(c)),
+                    other @ (Column::Null(_)
+                    | Column::Int32(_)
+                    | Column::Int64(_)
+                    | Column::Float32(_)
+                    | Column::Float64(_)
+                    | Column::Bytes(_)
+                    | Column::Boolean(_)
+                    | Column::Enum(_)
+                    | Column::Fixed(_)
+                    | Column::Decimal(_)
+                    | Column::UuidString(_)
+                    | Column::Duration(_)
+                    | Column::Map(_)
+                    | Column::Struct(_)
+                    | Column::Union(_)
+                    | Column::Skip(_)
+                    | Column::TooDeep(_)
+                    | Column::Default(_)
+                    | Column::Promoted(_)
+                    | Column::Resolved(_)) => nested_sticky(other, f, c),
+                });
+            }
+            if f.failed() {
+                self.decode_slow(c, start).map_err(|e| (i, e))?;
+                *f = Sticky::new(c);
+            } else {
+                self.len += 1;
+            }
+            start = f.pos;
+        }
+        c.pos = f.pos;
+        Ok(())
+    }
+
+    /// Decode again, value by value with [`Cursor`]'s errors, a record whose fast path failed
+    /// (after dropping what the fast path appended).
+    #[cold]
+    #[inline(never)]
+    fn decode_slow<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        start: usize,
+    ) -> Result<(), DecodeError> {
+        self.truncate(self.len);
+        c.pos = start;
+        self.decode_checked(c)
+    }
+
+    /// Decode one record value by value with [`Cursor`]'s errors.
+    fn decode_checked<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
+        for (i, col) in self.columns.iter_mut().enumerate() {
+            if let Err(e) = col.decode_inline(c) {
+                return Err(e.in_field(&self.names[i]));
+            }
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    /// [`StructCol::decode_n`] value by value, with every string checked as it is read.
+    #[cold]
+    #[inline(never)]
+    fn decode_n_checked<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        for i in 0..n {
+            self.decode_checked(c).map_err(|e| (i, e))?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
+        for col in &mut self.columns {
+            col.reserve(n, pool);
+        }
+    }
+
+    pub(crate) fn min_size(&self) -> usize {
+        self.columns.iter().map(Column::min_size).sum()
+    }
+
+    /// Drop everything after the first `len` rows, including parts of a row whose decoding
+    /// failed halfway (some columns appended, others not).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        for col in &mut self.columns {
+            col.truncate(len);
+        }
+        self.len = self.len.min(len);
+    }
+
+    pub(crate) fn append_zero_size(&mut self, n: usize) -> Result<(), DecodeError> {
+        for (i, col) in self.columns.iter_mut().enumerate() {
+            col.append_zero_size(n)
+                .map_err(|e| e.in_field(&self.names[i]))?;
+        }
+        self.len += n;
+        Ok(())
+    }
+
+    pub(crate) fn validate_utf8(&mut self) -> Result<(), DecodeError> {
+        for (i, col) in self.columns.iter_mut().enumerate() {
+            col.validate_utf8()
+                .map_err(|e| e.in_field(&self.names[i]))?;
+        }
+        Ok(())
+    }
+
+    /// The arrays of the kept columns.
+    pub(crate) fn finish_columns(&mut self, pool: &Arc<BufferPool>) -> Vec<ArrayRef> {
+        self.len = 0;
+        match &self.order {
+            None => self
+                .columns
+                .iter_mut()
+                .filter(|c| !matches!(c, Column::Skip(_)))
+                .map(|c| c.finish(None, pool))
+                .collect(),
+            Some(order) => order
+                .iter()
+                .map(|&i| self.columns[i].finish(None, pool))
+                .collect(),
+        }
+    }
+
+    pub(super) fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
+        let len = self.len;
+        let arrays = self.finish_columns(pool);
+        if arrays.is_empty() {
+            return Arc::new(StructArray::new_empty_fields(len, nulls));
+        }
+        Arc::new(StructArray::new(self.fields.clone(), arrays, nulls))
+    }
+}
