@@ -32,7 +32,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::generic::{Bits, Lane, Swar, HIGH};
+use super::word::{Bits, Lane, Swar, HIGH};
 
 /// Bytes per block of the terminator bitmap.
 pub(crate) const BLOCK: usize = 64;

@@ -7,7 +7,8 @@
 //! TZCNT/LZCNT/POPCNT. Elsewhere the same loops run as compiled for the baseline target (SSE2
 //! on x86-64, NEON on aarch64, whose baseline includes it).
 
-use super::generic::{self, Bits};
+use super::generic;
+use super::word::Bits;
 use super::VarintError;
 
 #[cfg(target_arch = "x86_64")]

@@ -11,7 +11,8 @@
 
 use std::mem::MaybeUninit;
 
-use super::generic::{self, Swar};
+use super::generic;
+use super::word::Swar;
 use super::{bulk, BulkHint, Kernel, KernelKind, VarintError, MAX_LEN};
 
 /// The portable word-at-a-time kernel (available on every target).

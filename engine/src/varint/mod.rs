@@ -30,6 +30,7 @@ mod fast;
 mod generic;
 mod predict;
 mod scalar;
+mod word;
 mod writer;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;

@@ -28,7 +28,8 @@
 //! only counting misses cost as much), so `Fast::read_u64_hinted` is the trait's default, the
 //! stateless read.
 
-use super::generic::{first_word, read_u64_checked, read_word, Bits, HIGH, LOW};
+use super::generic::{read_u64_checked, read_word};
+use super::word::{first_word, Bits, HIGH, LOW};
 use super::{VarintError, MAX_LEN};
 
 /// Back-to-back mispredicted reads after which the branch-free mode takes over.
@@ -251,7 +252,7 @@ pub(crate) fn read_any<B: Bits>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::varint::generic::Swar;
+    use crate::varint::word::Swar;
     use crate::varint::{Kernel, Scalar};
 
     /// The generic paths with shift-and-mask compaction (the `bmi2` kernel, which uses them,

@@ -27,7 +27,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::generic::pin;
+use super::word::pin;
 use super::{zigzag64, Kernel, MAX_LEN};
 
 /// Bytes written between two checks of the stream's mix (after the first, [`FIRST_CHECK`]).

@@ -11,7 +11,8 @@
 use std::arch::asm;
 use std::mem::MaybeUninit;
 
-use crate::varint::generic::{self, Bits, LOW};
+use crate::varint::generic;
+use crate::varint::word::{Bits, LOW};
 use crate::varint::{bulk, predict, BulkHint, Kernel, KernelKind, ReadHint, VarintError, MAX_LEN};
 
 /// The BMI2 kernel. Holding one proves that this CPU has fast PEXT/PDEP.
@@ -249,7 +250,7 @@ impl Kernel for Bmi2 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::varint::generic::Swar;
+    use crate::varint::word::Swar;
 
     #[test]
     fn pext_matches_swar() {

@@ -3,7 +3,8 @@
 //! Each function is a `#[target_feature]` shell around the `#[inline(always)]` generic loop, so
 //! the whole loop (not a call per value) is compiled with the wider instruction set.
 
-use crate::varint::generic::{self, Bits};
+use crate::varint::generic;
+use crate::varint::word::Bits;
 use crate::varint::VarintError;
 
 /// Bulk decode of zigzag longs, compiled for x86-64-v3.
