@@ -18,7 +18,8 @@ const AFTER_HELP: &str = "\
 Inputs may be files, `-` (standard input), directories (their *.avro files) or glob patterns.
 
 Exit status: 0 on success, 1 for data and I/O errors (and invalid files for `validate`),
-2 for usage errors (bad arguments, options avrow does not support yet).
+2 for usage errors (bad arguments, options avrow does not support yet), 3 when
+--skip-bad-blocks skipped a block.
 
 Examples:
   avrow convert data.avro -o data.parquet
@@ -70,7 +71,7 @@ pub enum Command {
     Head(HeadArgs),
     /// Decode Avro files completely and report the first error of each, with its location.
     #[command(
-        after_help = "Exit status: 0 if every file is valid, 1 otherwise.\n\nExamples:\n  avrow validate data.avro\n  avrow validate incoming/ --json"
+        after_help = "Exit status: 0 if every file is valid, 1 if a file is invalid or unreadable, 3 if --skip-bad-blocks found bad blocks (and nothing else went wrong).\n\nExamples:\n  avrow validate data.avro\n  avrow validate incoming/ --json\n  avrow validate damaged.avro --skip-bad-blocks   # every bad block, not only the first"
     )]
     Validate(ValidateArgs),
     /// Print a shell completion script.
@@ -163,6 +164,17 @@ pub struct ConvertArgs {
     /// Replace outputs that already exist.
     #[arg(long)]
     pub force: bool,
+
+    /// Skip blocks that cannot be read (framing, sync marker, decompression, decoding) whole,
+    /// resynchronise on the next sync marker and go on. Each skipped block is reported on
+    /// standard error; the exit status is then 3.
+    #[arg(long)]
+    pub skip_bad_blocks: bool,
+
+    /// Refuse blocks larger than this after decompression (a guard against decompression
+    /// bombs): bytes, or with a K, M or G suffix (powers of 1024). Default 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_block_size: Option<usize>,
 }
 
 /// `--format` values.
@@ -304,6 +316,34 @@ pub struct ValidateArgs {
     /// Machine-readable JSON output.
     #[arg(long)]
     pub json: bool,
+
+    /// Skip blocks that cannot be read (framing, sync marker, decompression, decoding) whole,
+    /// resynchronise on the next sync marker and go on. Each skipped block is reported on
+    /// standard error; the exit status is then 3.
+    #[arg(long)]
+    pub skip_bad_blocks: bool,
+
+    /// Refuse blocks larger than this after decompression (a guard against decompression
+    /// bombs): bytes, or with a K, M or G suffix (powers of 1024). Default 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_block_size: Option<usize>,
+}
+
+/// A size in bytes: digits, optionally followed by K, M or G (powers of 1024).
+fn parse_size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let (digits, shift) = match text.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&text[..i], 10),
+        Some((i, 'm' | 'M')) => (&text[..i], 20),
+        Some((i, 'g' | 'G')) => (&text[..i], 30),
+        _ => (text, 0),
+    };
+    let n: usize = digits
+        .parse()
+        .map_err(|_| format!("{text:?} is not a size (bytes, or a number with K, M or G)"))?;
+    n.checked_mul(1 << shift)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("{text:?} is not a usable size"))
 }
 
 /// `avrow completions`.

@@ -21,6 +21,10 @@ pub struct ReadOptions {
     pub threads: usize,
     /// Read the data as this schema (schema resolution).
     pub reader_schema: Option<avrow::Schema>,
+    /// Skip bad blocks and report them.
+    pub skip_bad_blocks: bool,
+    /// The block size limit (`None`: the library's default).
+    pub max_block_size: Option<usize>,
 }
 
 impl ReadOptions {
@@ -28,7 +32,11 @@ impl ReadOptions {
     pub fn builder(&self) -> avrow::ReaderBuilder {
         let mut builder = avrow::ReaderBuilder::new()
             .with_batch_size(self.batch_size)
-            .with_threads(self.threads);
+            .with_threads(self.threads)
+            .with_skip_bad_blocks(self.skip_bad_blocks);
+        if let Some(limit) = self.max_block_size {
+            builder = builder.with_max_block_size(limit);
+        }
         if let Some(schema) = &self.reader_schema {
             builder = builder.with_reader_schema(schema.clone());
         }
@@ -132,6 +140,8 @@ impl ConvertConfig {
                 batch_size: usize::try_from(args.batch_size).unwrap_or(usize::MAX),
                 threads: args.threads,
                 reader_schema,
+                skip_bad_blocks: args.skip_bad_blocks,
+                max_block_size: args.max_block_size,
             },
             limit: args.limit,
             row_group_size: usize::try_from(args.row_group_size).unwrap_or(usize::MAX),
@@ -165,6 +175,8 @@ impl HeadConfig {
                 batch_size: args.rows.clamp(1, avrow::avrow_engine::DEFAULT_BATCH_SIZE),
                 threads: 1,
                 reader_schema: None,
+                skip_bad_blocks: false,
+                max_block_size: None,
             },
             json: args.json,
         }

@@ -14,6 +14,7 @@ mod format;
 mod inputs;
 mod output;
 mod progress;
+mod skips;
 mod writers;
 
 use anyhow::Result;
@@ -51,7 +52,7 @@ fn run(cli: Cli) -> Result<cmd::Status> {
     match cli.command {
         Command::Convert(args) => {
             let config = config::ConvertConfig::new(args, cli.quiet)?;
-            cmd::convert::run(&config)?;
+            return cmd::convert::run(&config);
         }
         Command::Schema(args) => cmd::schema::run(&args)?,
         Command::Info(args) => cmd::info::run(&args)?,

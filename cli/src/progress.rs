@@ -10,6 +10,7 @@
 use crate::inputs::{ByteCounter, Input};
 use indicatif::{HumanBytes, HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
+use std::io::Write;
 use std::time::{Duration, Instant};
 
 /// Rows → bytes for files: for each block, the rows up to and including it and the input
@@ -127,6 +128,16 @@ impl Progress {
         };
         bar.set_position(bytes);
         bar.set_message(format!("{} rows", HumanCount(self.rows)));
+    }
+
+    /// Writes a line on standard error above the bar (or plainly, without a bar).
+    pub fn println(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => {
+                let _ = writeln!(std::io::stderr(), "{line}");
+            }
+        }
     }
 
     /// Removes the bar; returns the rows done and the time taken.

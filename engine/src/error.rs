@@ -66,6 +66,8 @@ pub enum DecodeErrorKind {
     /// Schema resolution: the writer's enum symbol has no counterpart in the reader's enum,
     /// which has no default symbol.
     UnresolvedEnumSymbol(String),
+    /// A broken invariant inside avrow (a bug: please report it).
+    Internal(String),
     /// Schema resolution: the writer's union branch matches no branch of the reader's schema.
     UnresolvedUnionBranch {
         /// The writer's branch index.
@@ -106,6 +108,9 @@ impl fmt::Display for DecodeErrorKind {
                  (raise it with with_max_recursion_depth)"
             ),
             DecodeErrorKind::TooLarge(what) => f.write_str(what),
+            DecodeErrorKind::Internal(what) => {
+                write!(f, "internal error (please report this bug): {what}")
+            }
             DecodeErrorKind::TrailingBytes(n) => {
                 write!(f, "{n} bytes left over after the block's last record")
             }
@@ -131,8 +136,15 @@ struct Inner {
     kind: DecodeErrorKind,
     offset: usize,
     record: Option<u64>,
-    /// Field names from the innermost outwards.
-    path_rev: Vec<Arc<str>>,
+    /// The field path from the innermost step outwards.
+    path_rev: Vec<Step>,
+}
+
+/// One step of a field path: a record field, or a position in an array or a map.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Field(Arc<str>),
+    Index(u64),
 }
 
 impl DecodeError {
@@ -162,16 +174,38 @@ impl DecodeError {
         self.0.record
     }
 
-    /// The field path, outermost first, joined with `.` (empty at the top level).
+    /// The field path, outermost first: field names joined with `.`, positions in arrays and
+    /// maps in brackets (`lines[3].sku`; empty at the top level).
     pub fn field_path(&self) -> String {
-        let mut parts: Vec<&str> = self.0.path_rev.iter().map(|s| &**s).collect();
-        parts.reverse();
-        parts.join(".")
+        let mut path = String::new();
+        for step in self.0.path_rev.iter().rev() {
+            match step {
+                Step::Field(name) => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(name);
+                }
+                Step::Index(i) => {
+                    path.push('[');
+                    path.push_str(&i.to_string());
+                    path.push(']');
+                }
+            }
+        }
+        path
     }
 
     #[cold]
     pub(crate) fn in_field(mut self, name: &Arc<str>) -> Self {
-        self.0.path_rev.push(name.clone());
+        self.0.path_rev.push(Step::Field(name.clone()));
+        self
+    }
+
+    /// The error is in item (or map entry) `index` of an array (or map).
+    #[cold]
+    pub(crate) fn at_index(mut self, index: u64) -> Self {
+        self.0.path_rev.push(Step::Index(index));
         self
     }
 
@@ -226,6 +260,7 @@ impl std::error::Error for DecodeError {}
 /// Arrow mapping would be unreasonable (too deep, too large, too many union branches), or a
 /// reader schema that cannot resolve the writer schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PlanError {
     /// A projection names a field the schema does not have.
     #[error("projection: no field {path:?} in the schema{hint}")]

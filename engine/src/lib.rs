@@ -18,4 +18,4 @@ pub mod varint;
 pub use decode::{DecodePlan, RecordDecoder, DEFAULT_BATCH_SIZE};
 pub use error::{DecodeError, DecodeErrorKind, PlanError};
 pub use plan::{DecodeOptions, AVRO_SCHEMA_KEY};
-pub use schema::{Schema, SchemaError};
+pub use schema::{Schema, SchemaError, SchemaErrorKind};

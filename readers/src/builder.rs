@@ -2,11 +2,11 @@
 
 use crate::blocks::BlockReader;
 use crate::container::{read_header, Counting, Header};
-use crate::error::{Error, Result};
+use crate::error::{Error, HeaderErrorKind, Result};
 use crate::parallel::{available_threads, pool_for, unit_bytes, Parallel};
 use crate::reader::{Engine, Reader};
 use crate::sequential::Sequential;
-use crate::source::{BlockContext, BlockSource, FileInput, Input};
+use crate::source::{BlockContext, BlockSource, FileInput, Input, PushBack};
 use crate::unit::WorkerState;
 use avrow_engine::varint::{self, KernelKind};
 use avrow_engine::{DecodeOptions, DecodePlan, Schema, DEFAULT_BATCH_SIZE};
@@ -45,6 +45,7 @@ pub struct ReaderBuilder {
     threads: usize,
     range: Option<Range<u64>>,
     reader_schema: Option<Schema>,
+    skip_bad_blocks: bool,
 }
 
 impl Default for ReaderBuilder {
@@ -66,6 +67,7 @@ impl ReaderBuilder {
             threads: 0,
             range: None,
             reader_schema: None,
+            skip_bad_blocks: false,
         }
     }
 
@@ -160,6 +162,35 @@ impl ReaderBuilder {
     /// decompression bombs.
     pub fn with_max_block_size(mut self, bytes: usize) -> Self {
         self.max_block_size = bytes;
+        self
+    }
+
+    /// Skip blocks that cannot be read instead of stopping at the first (default `false`).
+    ///
+    /// A block whose framing is wrong (truncated, a negative or malformed count or size, a
+    /// sync marker mismatch, over the size limit), whose data does not decompress, or one of
+    /// whose records does not decode is skipped **whole**: none of its rows are returned. The
+    /// reader then resynchronises on the file's sync marker (scanning forward from the bad
+    /// block) and goes on with the next block. Nothing is lost silently: every skipped block
+    /// is reported by [`Reader::take_skipped`](crate::Reader::take_skipped) with its file,
+    /// block index, byte range, declared record count and error. Errors that are not about a
+    /// block (I/O, the header, the schema) still end the read.
+    ///
+    /// ```
+    /// # let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/samples/order.avro");
+    /// let mut reader = avrow::ReaderBuilder::new().with_skip_bad_blocks(true).open(file)?;
+    /// let mut rows = 0;
+    /// while let Some(batch) = reader.next() {
+    ///     rows += batch?.num_rows();
+    /// }
+    /// for skipped in reader.take_skipped() {
+    ///     eprintln!("skipped block {} of {}: {}", skipped.block, skipped.file, skipped.error);
+    /// }
+    /// # assert!(rows > 0);
+    /// # Ok::<(), avrow::Error>(())
+    /// ```
+    pub fn with_skip_bad_blocks(mut self, enabled: bool) -> Self {
+        self.skip_bad_blocks = enabled;
         self
     }
 
@@ -282,7 +313,7 @@ impl ReaderBuilder {
             return Err(Error::Header {
                 file: name,
                 offset: 0,
-                message: "not an Avro container file (the file is empty)".into(),
+                kind: HeaderErrorKind::Empty,
             });
         }
         // SAFETY: the map is read-only. Like every reader of memory-mapped files we rely on the
@@ -301,6 +332,7 @@ impl ReaderBuilder {
             plan: 0,
             codec: header.codec(),
             max_block_size: self.max_block_size,
+            skip_bad_blocks: self.skip_bad_blocks,
         })
     }
 
@@ -343,12 +375,16 @@ impl ReaderBuilder {
                 "{name}: byte ranges need a seekable input (a path or bytes), not a stream"
             )));
         }
-        let mut counting = Counting::new(BufReader::with_capacity(1 << 16, reader), 0);
+        let buffered = PushBack::new(BufReader::with_capacity(1 << 16, reader));
+        let mut counting = Counting::new(buffered, 0);
         let header = read_header(&mut counting, &name)?;
         Ok(FileInput {
             ctx: self.context(name, index, &header),
             header: Arc::new(header),
-            input: Input::Stream(counting),
+            input: Input::Stream {
+                reader: counting,
+                scratch: Vec::new(),
+            },
             next_index: 0,
         })
     }

@@ -3,12 +3,18 @@
 //! Avro CRC-32 check with crc32fast), libzstd through zstd, libbz2-rs through bzip2, liblzma
 //! through liblzma. Decompression writes into a caller-owned buffer that is reused block after
 //! block.
+//!
+//! Sizes that compressed data declares about itself (snappy's length preamble, a zstd frame's
+//! content size, an xz dictionary) are hints, never allocation orders: output buffers grow as
+//! bytes are actually produced, a declared size is believed only as far as the compressed
+//! bytes present could produce it, and every codec stops at the caller's limit.
 
 use std::fmt;
 use std::io::Read;
 
 /// An Avro block codec (`avro.codec` in the file header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Codec {
     /// No compression.
     Null,
@@ -59,6 +65,88 @@ impl fmt::Display for Codec {
     }
 }
 
+/// Why a block's data did not decompress.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DecompressError {
+    /// The compression library rejected the data (its message).
+    Corrupt(String),
+    /// The compressed data ends before its stream does.
+    Truncated,
+    /// A snappy block shorter than its 4-byte CRC-32.
+    MissingChecksum,
+    /// The snappy CRC-32 of the decompressed data is not the one the block holds.
+    ChecksumMismatch {
+        /// The checksum stored in the block.
+        expected: u32,
+        /// The checksum of the decompressed data.
+        actual: u32,
+    },
+    /// The data declares an uncompressed size that its compressed bytes cannot produce.
+    ImplausibleSize {
+        /// The declared size.
+        declared: u64,
+        /// The most the compressed bytes present can decompress to.
+        max: u64,
+    },
+    /// The data decompresses (or declares that it decompresses) to more than the limit.
+    OverLimit {
+        /// The limit in bytes (`ReaderBuilder::with_max_block_size`).
+        limit: usize,
+    },
+    /// The xz data needs more decoder memory (its dictionary) than avrow grants.
+    DecoderMemory {
+        /// The decoder memory limit in bytes.
+        limit: u64,
+    },
+}
+
+impl fmt::Display for DecompressError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecompressError::Corrupt(m) => write!(f, "the data is corrupt: {m}"),
+            DecompressError::Truncated => f.write_str("the data ends before the end of its stream"),
+            DecompressError::MissingChecksum => {
+                f.write_str("snappy block shorter than its 4-byte checksum")
+            }
+            DecompressError::ChecksumMismatch { expected, actual } => write!(
+                f,
+                "snappy checksum mismatch: the block says {expected:#010x}, the data gives {actual:#010x}"
+            ),
+            DecompressError::ImplausibleSize { declared, max } => write!(
+                f,
+                "the data declares {declared} uncompressed bytes, but its compressed bytes can hold at most {max}"
+            ),
+            DecompressError::OverLimit { limit } => write!(
+                f,
+                "decompressed block exceeds the limit of {limit} bytes (raise it with with_max_block_size)"
+            ),
+            DecompressError::DecoderMemory { limit } => write!(
+                f,
+                "the xz data needs more than {limit} bytes of decoder memory (its dictionary)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for DecompressError {}
+
+/// The most decoder memory an xz block may ask for. xz's strongest preset (`-9`) uses a
+/// 64 MiB dictionary; Avro writers use the default (8 MiB).
+pub(crate) const XZ_MEMLIMIT: u64 = 256 << 20;
+
+/// The most output a snappy stream of `n` bytes can describe: its densest element is a
+/// 3-byte copy of 64 bytes.
+fn snappy_max_output(n: usize) -> u64 {
+    (n as u64 / 3 + 1) * 64
+}
+
+/// The largest zstd frame content size believed before any output exists, beyond the
+/// capacity the buffer already has: more than this grows as the frame is decoded.
+fn zstd_eager_size(input_len: usize) -> u64 {
+    (input_len as u64).saturating_mul(32).max(4 << 20)
+}
+
 /// Per-worker decompression state, reused across blocks.
 pub(crate) struct Decompressor {
     inflate: flate2::Decompress,
@@ -83,7 +171,7 @@ impl Decompressor {
         input: &[u8],
         out: &mut Vec<u8>,
         limit: usize,
-    ) -> Result<(), String> {
+    ) -> Result<(), DecompressError> {
         out.clear();
         match codec {
             Codec::Null => {
@@ -94,54 +182,76 @@ impl Decompressor {
             Codec::Deflate => self.inflate(input, out, limit),
             Codec::Snappy => snappy(input, out, limit),
             Codec::Zstandard => self.zstd(input, out, limit),
-            Codec::Bzip2 => read_all(bzip2::read::MultiBzDecoder::new(input), out, limit, "bzip2"),
-            Codec::Xz => read_all(
-                liblzma::read::XzDecoder::new_multi_decoder(input),
-                out,
-                limit,
-                "xz",
-            ),
+            Codec::Bzip2 => read_all(bzip2::read::MultiBzDecoder::new(input), out, limit),
+            Codec::Xz => {
+                let stream = liblzma::stream::Stream::new_stream_decoder(
+                    XZ_MEMLIMIT,
+                    liblzma::stream::CONCATENATED,
+                )
+                .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
+                read_all(
+                    liblzma::read::XzDecoder::new_stream(input, stream),
+                    out,
+                    limit,
+                )
+            }
         }
     }
 
-    fn inflate(&mut self, input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), String> {
+    fn inflate(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<(), DecompressError> {
         use flate2::{FlushDecompress, Status};
         self.inflate.reset(false);
         out.reserve(input.len().saturating_mul(4).clamp(4096, limit.max(4096)));
+        let mut growth = Growth::new(out, limit);
         loop {
-            if out.len() == out.capacity() {
-                check_limit(out.len() + 1, limit)?;
-                let grow = out.len().max(4096).min(limit - out.len());
-                out.reserve(grow);
-            }
             let consumed = self.inflate.total_in() as usize;
-            let produced = out.len();
+            let buf = growth.room()?;
+            let produced = buf.len();
             let status = self
                 .inflate
-                .decompress_vec(&input[consumed..], out, FlushDecompress::Finish)
-                .map_err(|e| format!("deflate data is corrupt: {e}"))?;
+                .decompress_vec(&input[consumed..], buf, FlushDecompress::Finish)
+                .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
+            let written = buf.len() - produced;
+            let full = buf.len() == buf.capacity();
+            growth.wrote(written);
+            let progressed = self.inflate.total_in() as usize != consumed || written > 0;
             match status {
-                Status::StreamEnd => return Ok(()),
+                Status::StreamEnd => return growth.finish(),
                 Status::Ok | Status::BufError => {
-                    let progressed =
-                        self.inflate.total_in() as usize != consumed || out.len() != produced;
-                    if !progressed && out.len() < out.capacity() {
-                        return Err("deflate data ends before the end of its stream".to_string());
+                    if !progressed && !full {
+                        return Err(DecompressError::Truncated);
                     }
                 }
             }
         }
     }
 
-    fn zstd(&mut self, input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), String> {
+    fn zstd(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<(), DecompressError> {
         if let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(input) {
-            if size <= limit as u64 {
+            if size > limit as u64 {
+                return Err(DecompressError::OverLimit { limit });
+            }
+            // A declared size is believed as far as the buffer already reaches, or as far as
+            // the input could plausibly expand; a larger one is decoded by the streaming path,
+            // whose buffer grows only as the frame produces bytes.
+            if size <= (out.capacity() as u64).max(zstd_eager_size(input.len())) {
                 out.reserve(size as usize);
                 let dctx = match &mut self.zstd {
                     Some(d) => d,
-                    None => self
-                        .zstd
-                        .insert(zstd::bulk::Decompressor::new().map_err(|e| format!("zstd: {e}"))?),
+                    None => self.zstd.insert(
+                        zstd::bulk::Decompressor::new()
+                            .map_err(|e| DecompressError::Corrupt(e.to_string()))?,
+                    ),
                 };
                 if dctx.decompress_to_buffer(input, out).is_ok() {
                     return Ok(());
@@ -150,50 +260,151 @@ impl Decompressor {
                 out.clear();
             }
         }
-        let decoder =
-            zstd::stream::read::Decoder::with_buffer(input).map_err(|e| format!("zstd: {e}"))?;
-        read_all(decoder, out, limit, "zstandard")
+        let decoder = zstd::stream::read::Decoder::with_buffer(input)
+            .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
+        read_all(decoder, out, limit)
     }
 }
 
-fn check_limit(size: usize, limit: usize) -> Result<(), String> {
+fn check_limit(size: usize, limit: usize) -> Result<(), DecompressError> {
     if size > limit {
-        return Err(format!(
-            "decompressed block exceeds the limit of {limit} bytes (raise it with with_max_block_size)"
-        ));
+        return Err(DecompressError::OverLimit { limit });
     }
     Ok(())
 }
 
-fn snappy(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), String> {
+fn snappy(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), DecompressError> {
     let Some(split) = input.len().checked_sub(4) else {
-        return Err("snappy block shorter than its 4-byte checksum".to_string());
+        return Err(DecompressError::MissingChecksum);
     };
     let (data, crc) = input.split_at(split);
     let len =
-        snap::raw::decompress_len(data).map_err(|e| format!("snappy data is corrupt: {e}"))?;
+        snap::raw::decompress_len(data).map_err(|e| DecompressError::Corrupt(e.to_string()))?;
+    let max = snappy_max_output(data.len());
+    if len as u64 > max {
+        return Err(DecompressError::ImplausibleSize {
+            declared: len as u64,
+            max,
+        });
+    }
     check_limit(len, limit)?;
     out.resize(len, 0);
     let n = snap::raw::Decoder::new()
         .decompress(data, out)
-        .map_err(|e| format!("snappy data is corrupt: {e}"))?;
+        .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
     out.truncate(n);
     let expected = u32::from_be_bytes([crc[0], crc[1], crc[2], crc[3]]);
     let actual = crc32fast::hash(out);
     if expected != actual {
-        return Err(format!(
-            "snappy checksum mismatch: the block says {expected:#010x}, the data gives {actual:#010x}"
-        ));
+        return Err(DecompressError::ChecksumMismatch { expected, actual });
     }
     Ok(())
 }
 
-fn read_all(reader: impl Read, out: &mut Vec<u8>, limit: usize, name: &str) -> Result<(), String> {
-    let mut limited = reader.take(limit as u64 + 1);
-    limited
-        .read_to_end(out)
-        .map_err(|e| format!("{name} data is corrupt: {e}"))?;
-    check_limit(out.len(), limit)
+/// Read a decoder to its end into `out`, which grows as bytes arrive, stopping past `limit`.
+fn read_all(mut reader: impl Read, out: &mut Vec<u8>, limit: usize) -> Result<(), DecompressError> {
+    let fail = |e: std::io::Error| {
+        let memory = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<liblzma::stream::Error>())
+            .is_some_and(|inner| matches!(inner, liblzma::stream::Error::MemLimit));
+        if memory {
+            DecompressError::DecoderMemory { limit: XZ_MEMLIMIT }
+        } else if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            DecompressError::Truncated
+        } else {
+            DecompressError::Corrupt(e.to_string())
+        }
+    };
+    out.reserve(64 << 10);
+    let mut growth = Growth::new(out, limit);
+    loop {
+        let buf = growth.room()?;
+        let before = buf.len();
+        let room = (buf.capacity() - before) as u64;
+        // Reads into the spare capacity, never past it (the probe at a full buffer is a
+        // read of the exhausted `Take`).
+        let n = (&mut reader).take(room).read_to_end(buf).map_err(fail)?;
+        growth.wrote(n);
+        if (n as u64) < room {
+            return growth.finish();
+        }
+    }
+}
+
+/// An output that grows as a decoder produces bytes, in chunks rather than by reallocating
+/// (an allocator such as mimalloc keeps the pages of freed buffers resident for a while, so
+/// doubling one buffer would hold about twice its size): first the caller's reused buffer,
+/// then chunks as large as everything so far, joined once at the end. Never more than `limit`
+/// bytes; the first byte past it is an error.
+struct Growth<'a> {
+    out: &'a mut Vec<u8>,
+    chunks: Vec<Vec<u8>>,
+    total: usize,
+    limit: usize,
+}
+
+impl<'a> Growth<'a> {
+    fn new(out: &'a mut Vec<u8>, limit: usize) -> Self {
+        let total = out.len();
+        Growth {
+            out,
+            chunks: Vec::new(),
+            total,
+            limit,
+        }
+    }
+
+    fn current(&mut self) -> &mut Vec<u8> {
+        match self.chunks.last_mut() {
+            Some(chunk) => chunk,
+            None => self.out,
+        }
+    }
+
+    /// A buffer with spare capacity to decode into: the current one, or a new chunk. Past
+    /// the limit, an error.
+    fn room(&mut self) -> Result<&mut Vec<u8>, DecompressError> {
+        let full = {
+            let current = self.current();
+            current.len() == current.capacity()
+        };
+        if full {
+            if self.total >= self.limit {
+                // The decoder has more to give only if it writes again: allow one byte
+                // beyond the limit to find out.
+                if self.total > self.limit {
+                    return Err(DecompressError::OverLimit { limit: self.limit });
+                }
+                self.chunks.push(Vec::with_capacity(1));
+            } else {
+                let size = self.total.max(64 << 10).min(self.limit - self.total);
+                self.chunks.push(Vec::with_capacity(size));
+            }
+        }
+        Ok(self.current())
+    }
+
+    /// The decoder appended `n` bytes to the buffer [`Growth::room`] gave.
+    fn wrote(&mut self, n: usize) {
+        self.total += n;
+    }
+
+    /// Join the chunks into the caller's buffer.
+    fn finish(self) -> Result<(), DecompressError> {
+        check_limit(self.total, self.limit)?;
+        if self.chunks.is_empty() {
+            return Ok(());
+        }
+        let mut whole = Vec::with_capacity(self.total);
+        whole.extend_from_slice(self.out);
+        for chunk in &self.chunks {
+            whole.extend_from_slice(chunk);
+        }
+        drop(self.chunks);
+        *self.out = whole;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -256,7 +467,34 @@ mod tests {
             let err = d
                 .decompress(codec, &compressed, &mut out, 1000)
                 .unwrap_err();
-            assert!(err.contains("exceeds the limit"), "{codec}: {err}");
+            assert_eq!(err, DecompressError::OverLimit { limit: 1000 }, "{codec}");
+        }
+    }
+
+    #[test]
+    fn the_limit_is_exact_for_every_codec() {
+        // Output grows in chunks: a block of exactly the limit passes, one byte more fails,
+        // with buffers that start empty or already large.
+        let data: Vec<u8> = (0..300_001u32).map(|i| (i % 7 + i / 5000) as u8).collect();
+        for codec in Codec::ALL {
+            let compressed = compress(codec, &data);
+            for start_capacity in [0, 10, 1 << 20] {
+                let mut out = Vec::with_capacity(start_capacity);
+                let mut d = Decompressor::default();
+                d.decompress(codec, &compressed, &mut out, data.len())
+                    .unwrap_or_else(|e| panic!("{codec}: {e}"));
+                assert!(out == data, "{codec} from capacity {start_capacity}");
+                let err = d
+                    .decompress(codec, &compressed, &mut out, data.len() - 1)
+                    .unwrap_err();
+                assert_eq!(
+                    err,
+                    DecompressError::OverLimit {
+                        limit: data.len() - 1
+                    },
+                    "{codec}"
+                );
+            }
         }
     }
 
@@ -285,6 +523,90 @@ mod tests {
         let err = d
             .decompress(Codec::Snappy, &bad_crc, &mut out, 1 << 20)
             .unwrap_err();
-        assert!(err.contains("checksum"), "{err}");
+        assert!(
+            matches!(err, DecompressError::ChecksumMismatch { .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_lying_snappy_length_is_refused_before_allocating() {
+        // 1 GiB declared (varint preamble), then a few bytes: no such output can come of them.
+        let mut input = vec![0x80, 0x80, 0x80, 0x80, 0x04, 0x00, 0x61];
+        input.extend_from_slice(&[0, 0, 0, 0]);
+        let mut out = Vec::new();
+        let err = Decompressor::default()
+            .decompress(Codec::Snappy, &input, &mut out, usize::MAX / 2)
+            .unwrap_err();
+        assert!(
+            matches!(err, DecompressError::ImplausibleSize { declared, .. } if declared == 1 << 30),
+            "{err}"
+        );
+        assert_eq!(out.capacity(), 0);
+        // The densest real stream is within the bound.
+        let zeros = vec![0u8; 1 << 20];
+        let compressed = compress(Codec::Snappy, &zeros);
+        assert!(snappy_max_output(compressed.len() - 4) >= zeros.len() as u64);
+    }
+
+    #[test]
+    fn a_lying_zstd_content_size_does_not_reserve_it() {
+        // A frame that declares 512 MiB but holds 100 bytes of data.
+        let data = vec![5u8; 100];
+        let mut frame = Vec::new();
+        {
+            let mut e = zstd::stream::write::Encoder::new(&mut frame, 3).unwrap();
+            e.set_pledged_src_size(Some(100)).unwrap();
+            e.include_contentsize(true).unwrap();
+            e.write_all(&data).unwrap();
+            e.finish().unwrap();
+        }
+        // Frame header: magic (4), descriptor (1), then the content size. Rewrite it as an
+        // 8-byte field holding 512 MiB.
+        let descriptor = frame[4];
+        assert_eq!(descriptor >> 6, 0, "single-byte content size expected");
+        let single_segment = descriptor & 0x20 != 0;
+        let header_end = 5 + usize::from(!single_segment) + 1;
+        let mut lying = frame[..4].to_vec();
+        lying.push((descriptor & 0x3f) | 0xc0);
+        lying.extend_from_slice(&frame[5..5 + usize::from(!single_segment)]);
+        lying.extend_from_slice(&(512u64 << 20).to_le_bytes());
+        lying.extend_from_slice(&frame[header_end..]);
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&lying).unwrap(),
+            Some(512 << 20)
+        );
+        let mut out = Vec::new();
+        let result =
+            Decompressor::default().decompress(Codec::Zstandard, &lying, &mut out, 1 << 30);
+        assert!(
+            out.capacity() < 8 << 20,
+            "reserved {} bytes for a lie",
+            out.capacity()
+        );
+        if result.is_ok() {
+            assert_eq!(out, data);
+        }
+    }
+
+    #[test]
+    fn an_xz_dictionary_beyond_the_memory_limit_is_refused() {
+        let compressed = compress(Codec::Xz, b"some data to compress, a few times over");
+        // Stream header (12 bytes), then the block header: size byte, flags, then the LZMA2
+        // filter flags (id 0x21, one property byte: the dictionary size).
+        let mut patched = compressed.clone();
+        let header_len = (usize::from(patched[12]) + 1) * 4;
+        let filter = (12..12 + header_len - 3)
+            .find(|&i| patched[i] == 0x21 && patched[i + 1] == 0x01)
+            .expect("LZMA2 filter flags");
+        patched[filter + 2] = 40; // 4 GiB - 1, the largest dictionary
+        let crc_at = 12 + header_len - 4;
+        let crc = crc32fast::hash(&patched[12..crc_at]);
+        patched[crc_at..crc_at + 4].copy_from_slice(&crc.to_le_bytes());
+        let mut out = Vec::new();
+        let err = Decompressor::default()
+            .decompress(Codec::Xz, &patched, &mut out, 1 << 30)
+            .unwrap_err();
+        assert_eq!(err, DecompressError::DecoderMemory { limit: XZ_MEMLIMIT });
     }
 }

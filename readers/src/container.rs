@@ -4,7 +4,7 @@
 //! than the bytes actually present.
 
 use crate::codec::Codec;
-use crate::error::{Error, Result};
+use crate::error::{BlockErrorKind, BlockPart, Error, HeaderErrorKind, HeaderPart, Result};
 use avrow_engine::varint::{unzigzag64, VarintError};
 use avrow_engine::Schema;
 use std::collections::HashMap;
@@ -64,7 +64,7 @@ impl Header {
 
 /// A `Read` that counts the bytes it has produced.
 pub(crate) struct Counting<R> {
-    inner: R,
+    pub(crate) inner: R,
     pub(crate) offset: u64,
 }
 
@@ -146,90 +146,108 @@ pub(crate) fn read_exact_bounded<R: Read>(
 
 /// Parse the header from a stream positioned at the start of the file.
 pub(crate) fn read_header<R: Read>(r: &mut Counting<R>, file: &str) -> Result<Header> {
-    let header_err = |offset: u64, message: String| Error::Header {
+    let header_err = |offset: u64, kind: HeaderErrorKind| Error::Header {
         file: file.to_string(),
         offset,
-        message,
+        kind,
     };
-    let fail = |r: &Counting<R>, what: &str, f: ReadFail| match f {
+    let fail = |r: &Counting<R>, part: HeaderPart, f: ReadFail| match f {
         ReadFail::Io(e) => Error::Io {
             file: file.to_string(),
             source: e,
         },
         ReadFail::Eof | ReadFail::Truncated => {
-            header_err(r.offset, format!("the file ends inside the {what}"))
+            header_err(r.offset, HeaderErrorKind::Truncated { part })
         }
-        ReadFail::Overlong => header_err(r.offset, format!("malformed varint in the {what}")),
+        ReadFail::Overlong => header_err(r.offset, HeaderErrorKind::MalformedVarint { part }),
     };
+    let meta = HeaderPart::Metadata;
 
     let mut magic = Vec::new();
-    read_exact_bounded(r, 4, &mut magic).map_err(|f| match f {
-        ReadFail::Io(e) => Error::Io {
-            file: file.to_string(),
-            source: e,
-        },
-        _ => header_err(
-            0,
-            "not an Avro container file (shorter than the 4-byte magic)".into(),
-        ),
-    })?;
+    match read_exact_bounded(r, 4, &mut magic) {
+        Ok(()) => {}
+        Err(ReadFail::Io(e)) => {
+            return Err(Error::Io {
+                file: file.to_string(),
+                source: e,
+            })
+        }
+        Err(_) if r.offset == 0 => return Err(header_err(0, HeaderErrorKind::Empty)),
+        Err(_) => {
+            return Err(header_err(
+                0,
+                HeaderErrorKind::BadMagic {
+                    found: magic.clone(),
+                },
+            ))
+        }
+    }
     if magic != MAGIC {
-        return Err(header_err(
-            0,
-            format!("not an Avro container file (magic is {magic:02x?}, expected 4f 62 6a 01 \"Obj\\x01\")"),
-        ));
+        return Err(header_err(0, HeaderErrorKind::BadMagic { found: magic }));
     }
 
     let mut metadata = HashMap::new();
     loop {
         let at = r.offset;
-        let count = read_long(r).map_err(|f| fail(r, "metadata map", f))?;
+        let count = read_long(r).map_err(|f| fail(r, meta, f))?;
         if count == 0 {
             break;
         }
         if count < 0 {
             // A negative count is followed by the block's byte size, which we do not need.
-            read_long(r).map_err(|f| fail(r, "metadata map", f))?;
+            read_long(r).map_err(|f| fail(r, meta, f))?;
         }
         for _ in 0..count.unsigned_abs() {
             let key_at = r.offset;
             let mut key = Vec::new();
-            let klen = read_long(r).map_err(|f| fail(r, "metadata map", f))?;
+            let klen = read_long(r).map_err(|f| fail(r, meta, f))?;
             if klen < 0 {
                 return Err(header_err(
                     key_at,
-                    format!("negative metadata key length {klen}"),
+                    HeaderErrorKind::NegativeLength {
+                        length: klen,
+                        key: None,
+                    },
                 ));
             }
-            read_exact_bounded(r, klen as u64, &mut key).map_err(|f| fail(r, "metadata map", f))?;
+            read_exact_bounded(r, klen as u64, &mut key).map_err(|f| fail(r, meta, f))?;
             let key = String::from_utf8(key)
-                .map_err(|_| header_err(key_at, "a metadata key is not UTF-8".into()))?;
-            let vlen = read_long(r).map_err(|f| fail(r, "metadata map", f))?;
+                .map_err(|_| header_err(key_at, HeaderErrorKind::KeyNotUtf8))?;
+            let vlen = read_long(r).map_err(|f| fail(r, meta, f))?;
             if vlen < 0 {
                 return Err(header_err(
                     r.offset,
-                    format!("negative length {vlen} of metadata value {key:?}"),
+                    HeaderErrorKind::NegativeLength {
+                        length: vlen,
+                        key: Some(key),
+                    },
                 ));
             }
             let mut value = Vec::new();
-            read_exact_bounded(r, vlen as u64, &mut value)
-                .map_err(|f| fail(r, "metadata map", f))?;
+            read_exact_bounded(r, vlen as u64, &mut value).map_err(|f| fail(r, meta, f))?;
             metadata.insert(key, value);
         }
         if r.offset == at {
-            return Err(header_err(at, "metadata map makes no progress".into()));
+            return Err(header_err(at, HeaderErrorKind::NoProgress));
         }
     }
 
     let mut sync = Vec::new();
-    read_exact_bounded(r, 16, &mut sync).map_err(|f| fail(r, "sync marker", f))?;
-    let sync: [u8; 16] = sync.try_into().expect("16 bytes read");
+    read_exact_bounded(r, 16, &mut sync).map_err(|f| fail(r, HeaderPart::SyncMarker, f))?;
+    let sync: [u8; 16] = sync.try_into().map_err(|_| {
+        header_err(
+            r.offset,
+            HeaderErrorKind::Truncated {
+                part: HeaderPart::SyncMarker,
+            },
+        )
+    })?;
 
     let schema_json = metadata
         .get("avro.schema")
-        .ok_or_else(|| header_err(4, "the header has no avro.schema entry".into()))?;
+        .ok_or_else(|| header_err(4, HeaderErrorKind::MissingSchema))?;
     let schema_json = std::str::from_utf8(schema_json)
-        .map_err(|_| header_err(4, "avro.schema is not UTF-8".into()))?;
+        .map_err(|_| header_err(4, HeaderErrorKind::SchemaNotUtf8))?;
     let schema = Schema::parse(schema_json).map_err(|source| Error::Schema {
         file: file.to_string(),
         source,
@@ -273,6 +291,20 @@ fn slice_long(buf: &[u8], pos: &mut usize) -> Result<i64, VarintError> {
     Scalar.read_long(buf, pos)
 }
 
+/// A block whose framing is wrong: where it starts, what is wrong, and its record count when
+/// that much of it was readable (for reports of skipped blocks).
+#[derive(Debug)]
+pub(crate) struct FrameError {
+    pub(crate) error: Error,
+    pub(crate) count: Option<u64>,
+}
+
+impl From<FrameError> for Error {
+    fn from(e: FrameError) -> Self {
+        e.error
+    }
+}
+
 /// Frame the block starting at `pos` of a contiguous file; `None` at the end of the file.
 pub(crate) fn frame_block(
     buf: &[u8],
@@ -280,44 +312,60 @@ pub(crate) fn frame_block(
     index: u64,
     sync: &[u8; 16],
     file: &str,
-) -> Result<Option<BlockSpan>> {
+) -> Result<Option<BlockSpan>, FrameError> {
     if pos >= buf.len() {
         return Ok(None);
     }
-    let block_err = |message: String| Error::Block {
-        file: file.to_string(),
-        block: index,
-        offset: pos as u64,
-        message,
+    let block_err = |kind: BlockErrorKind, count: Option<u64>| FrameError {
+        error: Error::Block {
+            file: file.to_string(),
+            block: index,
+            offset: pos as u64,
+            kind,
+        },
+        count,
     };
-    let varint_err = |what: &str, e: VarintError| match e {
-        VarintError::Truncated => block_err(format!(
-            "the file ends inside the block's {what} (truncated file?)"
-        )),
-        e => block_err(format!("malformed {what}: {e}")),
+    let varint_err = |part: BlockPart, e: VarintError, count: Option<u64>| match e {
+        VarintError::Truncated => block_err(
+            BlockErrorKind::Truncated {
+                part,
+                needed: None,
+                available: None,
+            },
+            count,
+        ),
+        error => block_err(BlockErrorKind::MalformedVarint { part, error }, count),
     };
     let mut p = pos;
-    let count = slice_long(buf, &mut p).map_err(|e| varint_err("record count", e))?;
-    let size = slice_long(buf, &mut p).map_err(|e| varint_err("byte size", e))?;
+    let count = slice_long(buf, &mut p).map_err(|e| varint_err(BlockPart::RecordCount, e, None))?;
     if count < 0 {
-        return Err(block_err(format!("negative record count {count}")));
+        return Err(block_err(BlockErrorKind::NegativeCount(count), None));
     }
+    let known = Some(count as u64);
+    let size = slice_long(buf, &mut p).map_err(|e| varint_err(BlockPart::ByteSize, e, known))?;
     if size < 0 {
-        return Err(block_err(format!("negative byte size {size}")));
+        return Err(block_err(BlockErrorKind::NegativeSize(size), known));
     }
     let left = (buf.len() - p) as u64;
     if size as u64 + 16 > left {
-        return Err(block_err(format!(
-            "the file ends inside the block: it needs {} bytes of data and sync marker but only {left} are left (truncated file?)",
-            size as u64 + 16
-        )));
+        return Err(block_err(
+            BlockErrorKind::Truncated {
+                part: BlockPart::Data,
+                needed: Some(size as u64 + 16),
+                available: Some(left),
+            },
+            known,
+        ));
     }
     let data_start = p;
     let data_end = p + size as usize;
     if buf[data_end..data_end + 16] != sync[..] {
-        return Err(block_err(format!(
-            "sync marker mismatch after the block's data at byte {data_end} (corrupt file or wrong byte size)"
-        )));
+        return Err(block_err(
+            BlockErrorKind::SyncMismatch {
+                at: Some(data_end as u64),
+            },
+            known,
+        ));
     }
     Ok(Some(BlockSpan {
         index,
@@ -329,61 +377,93 @@ pub(crate) fn frame_block(
     }))
 }
 
-/// One block read from a stream.
+/// One block read from a stream (its data is in the caller's buffer).
 pub(crate) struct StreamBlock {
     pub(crate) offset: u64,
     pub(crate) count: u64,
-    pub(crate) data: Vec<u8>,
 }
 
-/// Read the next block from a stream positioned at a block boundary; `None` at a clean end.
+/// Read the next block from a stream positioned at a block boundary into `data`; `None` at a
+/// clean end. A block whose stored data is over `limit` is refused before its data is read.
+/// After an error, `data` holds the bytes read of the block's data and sync marker.
 pub(crate) fn read_block<R: Read>(
     r: &mut Counting<R>,
     index: u64,
     sync: &[u8; 16],
     file: &str,
-    buf: Vec<u8>,
-) -> Result<Option<StreamBlock>> {
+    limit: u64,
+    data: &mut Vec<u8>,
+) -> Result<Option<StreamBlock>, FrameError> {
+    data.clear();
     let offset = r.offset;
-    let block_err = |message: String| Error::Block {
-        file: file.to_string(),
-        block: index,
-        offset,
-        message,
-    };
-    let fail = |what: &str, f: ReadFail| match f {
-        ReadFail::Io(e) => Error::Io {
+    let block_err = |kind: BlockErrorKind, count: Option<u64>| FrameError {
+        error: Error::Block {
             file: file.to_string(),
-            source: e,
+            block: index,
+            offset,
+            kind,
         },
-        ReadFail::Eof | ReadFail::Truncated => block_err(format!(
-            "the input ends inside the block's {what} (truncated file?)"
-        )),
-        ReadFail::Overlong => block_err(format!("malformed varint in the block's {what}")),
+        count,
+    };
+    let fail = |part: BlockPart, f: ReadFail, count: Option<u64>| match f {
+        ReadFail::Io(e) => FrameError {
+            error: Error::Io {
+                file: file.to_string(),
+                source: e,
+            },
+            count,
+        },
+        ReadFail::Eof | ReadFail::Truncated => block_err(
+            BlockErrorKind::Truncated {
+                part,
+                needed: None,
+                available: None,
+            },
+            count,
+        ),
+        ReadFail::Overlong => block_err(
+            BlockErrorKind::MalformedVarint {
+                part,
+                error: VarintError::Overlong,
+            },
+            count,
+        ),
     };
     let count = match read_long(r) {
         Err(ReadFail::Eof) => return Ok(None),
-        other => other.map_err(|f| fail("record count", f))?,
+        other => other.map_err(|f| fail(BlockPart::RecordCount, f, None))?,
     };
-    let size = read_long(r).map_err(|f| fail("byte size", f))?;
     if count < 0 {
-        return Err(block_err(format!("negative record count {count}")));
+        return Err(block_err(BlockErrorKind::NegativeCount(count), None));
     }
+    let known = Some(count as u64);
+    let size = read_long(r).map_err(|f| fail(BlockPart::ByteSize, f, known))?;
     if size < 0 {
-        return Err(block_err(format!("negative byte size {size}")));
+        return Err(block_err(BlockErrorKind::NegativeSize(size), known));
     }
-    let mut data = buf;
-    read_exact_bounded(r, size as u64, &mut data).map_err(|f| fail("data", f))?;
-    let mut marker = Vec::with_capacity(16);
-    read_exact_bounded(r, 16, &mut marker).map_err(|f| fail("sync marker", f))?;
-    if marker[..] != sync[..] {
+    if size as u64 > limit {
         return Err(block_err(
-            "sync marker mismatch after the block's data (corrupt file or wrong byte size)".into(),
+            BlockErrorKind::TooLarge {
+                size: size as u64,
+                limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            },
+            known,
         ));
+    }
+    read_exact_bounded(r, size as u64, data).map_err(|f| fail(BlockPart::Data, f, known))?;
+    let mut marker = Vec::with_capacity(16);
+    let got = read_exact_bounded(r, 16, &mut marker);
+    let matches = marker[..] == sync[..];
+    if !matches {
+        // Kept for resynchronising: the marker may start inside these bytes.
+        data.extend_from_slice(&marker);
+    }
+    got.map_err(|f| fail(BlockPart::SyncMarker, f, known))?;
+    if !matches {
+        return Err(block_err(BlockErrorKind::SyncMismatch { at: None }, known));
     }
     Ok(Some(StreamBlock {
         offset,
         count: count as u64,
-        data,
     }))
 }

@@ -1,8 +1,13 @@
 //! The error type of the `avrow` crate: every error names the file and, for data errors, the
-//! block index, the byte offset and the field path.
+//! block index, the byte offset and the field path. Each kind of failure is a variant a
+//! program can match ([`Error`], [`HeaderErrorKind`], [`BlockErrorKind`],
+//! [`DecompressError`]); the messages read as plain sentences.
 
+use crate::codec::{Codec, DecompressError};
 use arrow_schema::ArrowError;
+use avrow_engine::varint::VarintError;
 use avrow_engine::{DecodeError, PlanError, SchemaError};
+use std::fmt;
 
 /// Everything that can go wrong reading Avro into Arrow.
 #[derive(Debug, thiserror::Error)]
@@ -18,14 +23,14 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The file header is malformed (bad magic, truncated metadata, no schema).
-    #[error("{file}: invalid Avro file header at byte {offset}: {message}")]
+    #[error("{file}: invalid Avro file header at byte {offset}: {kind}")]
     Header {
         /// The input.
         file: String,
         /// Byte offset in the file.
         offset: u64,
         /// What is wrong.
-        message: String,
+        kind: HeaderErrorKind,
     },
     /// The writer schema (or a reader schema) is invalid.
     #[error("{file}: {source}")]
@@ -45,25 +50,26 @@ pub enum Error {
         #[source]
         source: PlanError,
     },
-    /// A block's framing is wrong: truncated, negative count or size, sync marker mismatch,
-    /// or its data does not decompress.
-    #[error("{file}: block {block} at byte {offset}: {message}")]
+    /// A block's framing is wrong (truncated, negative count or size, sync marker mismatch,
+    /// over the size limit), or its data does not decompress.
+    #[error("{file}: block {block} at byte {offset}: {kind}")]
     Block {
         /// The input.
         file: String,
-        /// Index of the block in the file (0-based).
+        /// Index of the block in the file (0-based, counted from the file's first block, also
+        /// when reading a byte range).
         block: u64,
         /// Byte offset of the block's start in the file.
         offset: u64,
         /// What is wrong.
-        message: String,
+        kind: BlockErrorKind,
     },
     /// A record in a block does not decode.
     #[error("{file}: block {block} at byte {offset}: {source}")]
     Decode {
         /// The input.
         file: String,
-        /// Index of the block in the file (0-based).
+        /// Index of the block in the file (0-based, counted from the file's first block).
         block: u64,
         /// Byte offset of the block's start in the file.
         offset: u64,
@@ -72,18 +78,243 @@ pub enum Error {
         #[source]
         source: DecodeError,
     },
-    /// A feature avrow does not implement.
+    /// A feature avrow does not implement (an unknown codec, for example).
     #[error("unsupported: {0}")]
     Unsupported(String),
     /// An invalid option or argument.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// A broken invariant inside avrow (a bug: please report it), such as a decoding worker
+    /// that panicked.
+    #[error("internal error (please report this bug): {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The input the error is about, where it names one.
+    pub fn file(&self) -> Option<&str> {
+        match self {
+            Error::Io { file, .. }
+            | Error::Header { file, .. }
+            | Error::Schema { file, .. }
+            | Error::Plan { file, .. }
+            | Error::Block { file, .. }
+            | Error::Decode { file, .. } => Some(file),
+            Error::Unsupported(_) | Error::InvalidArgument(_) | Error::Internal(_) => None,
+        }
+    }
+
+    /// The index of the block the error is about, for block and record errors.
+    pub fn block(&self) -> Option<u64> {
+        match self {
+            Error::Block { block, .. } | Error::Decode { block, .. } => Some(*block),
+            _ => None,
+        }
+    }
+}
+
+/// What is wrong with a file header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderErrorKind {
+    /// The input is empty.
+    Empty,
+    /// The input does not start with the magic `Obj\x01`.
+    BadMagic {
+        /// The first bytes (up to four).
+        found: Vec<u8>,
+    },
+    /// The input ends inside the header.
+    Truncated {
+        /// The part being read.
+        part: HeaderPart,
+    },
+    /// A malformed varint.
+    MalformedVarint {
+        /// The part being read.
+        part: HeaderPart,
+    },
+    /// A negative metadata key or value length.
+    NegativeLength {
+        /// The length read.
+        length: i64,
+        /// The key whose value it is (none for a key's own length).
+        key: Option<String>,
+    },
+    /// A metadata key that is not UTF-8.
+    KeyNotUtf8,
+    /// A metadata map block with no entries that is not the end of the map.
+    NoProgress,
+    /// No `avro.schema` entry.
+    MissingSchema,
+    /// `avro.schema` is not UTF-8.
+    SchemaNotUtf8,
+}
+
+/// The parts of a header, for [`HeaderErrorKind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HeaderPart {
+    /// The four magic bytes.
+    Magic,
+    /// The metadata map.
+    Metadata,
+    /// The 16-byte sync marker.
+    SyncMarker,
+}
+
+impl fmt::Display for HeaderPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            HeaderPart::Magic => "magic",
+            HeaderPart::Metadata => "metadata map",
+            HeaderPart::SyncMarker => "sync marker",
+        })
+    }
+}
+
+impl fmt::Display for HeaderErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HeaderErrorKind::Empty => f.write_str("not an Avro container file (the file is empty)"),
+            HeaderErrorKind::BadMagic { found } if found.len() < 4 => f.write_str(
+                "not an Avro container file (shorter than the 4-byte magic)",
+            ),
+            HeaderErrorKind::BadMagic { found } => write!(
+                f,
+                "not an Avro container file (magic is {found:02x?}, expected 4f 62 6a 01 \"Obj\\x01\")"
+            ),
+            HeaderErrorKind::Truncated { part } => write!(f, "the file ends inside the {part}"),
+            HeaderErrorKind::MalformedVarint { part } => write!(f, "malformed varint in the {part}"),
+            HeaderErrorKind::NegativeLength { length, key: None } => {
+                write!(f, "negative metadata key length {length}")
+            }
+            HeaderErrorKind::NegativeLength {
+                length,
+                key: Some(key),
+            } => write!(f, "negative length {length} of metadata value {key:?}"),
+            HeaderErrorKind::KeyNotUtf8 => f.write_str("a metadata key is not UTF-8"),
+            HeaderErrorKind::NoProgress => f.write_str("metadata map makes no progress"),
+            HeaderErrorKind::MissingSchema => f.write_str("the header has no avro.schema entry"),
+            HeaderErrorKind::SchemaNotUtf8 => f.write_str("avro.schema is not UTF-8"),
+        }
+    }
+}
+
+/// The parts of a block, for [`BlockErrorKind`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BlockPart {
+    /// The record count (a varint).
+    RecordCount,
+    /// The byte size of the data (a varint).
+    ByteSize,
+    /// The (possibly compressed) data.
+    Data,
+    /// The 16-byte sync marker after the data.
+    SyncMarker,
+}
+
+impl fmt::Display for BlockPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BlockPart::RecordCount => "record count",
+            BlockPart::ByteSize => "byte size",
+            BlockPart::Data => "data",
+            BlockPart::SyncMarker => "sync marker",
+        })
+    }
+}
+
+/// What is wrong with a block's framing or compressed data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BlockErrorKind {
+    /// The input ends inside the block.
+    Truncated {
+        /// The part being read.
+        part: BlockPart,
+        /// Bytes the block's data and sync marker need, when known.
+        needed: Option<u64>,
+        /// Bytes left in the input, when known.
+        available: Option<u64>,
+    },
+    /// A malformed varint in the block's count or size.
+    MalformedVarint {
+        /// The part being read.
+        part: BlockPart,
+        /// What is wrong with it.
+        error: VarintError,
+    },
+    /// A negative record count.
+    NegativeCount(i64),
+    /// A negative byte size.
+    NegativeSize(i64),
+    /// The 16 bytes after the data are not the file's sync marker.
+    SyncMismatch {
+        /// Byte offset in the file where the marker was expected, when known.
+        at: Option<u64>,
+    },
+    /// The block's stored data is larger than the limit (`with_max_block_size`).
+    TooLarge {
+        /// The block's size in bytes.
+        size: u64,
+        /// The limit.
+        limit: usize,
+    },
+    /// The data does not decompress.
+    Decompression {
+        /// The file's codec.
+        codec: Codec,
+        /// What went wrong.
+        error: DecompressError,
+    },
+}
+
+impl fmt::Display for BlockErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BlockErrorKind::Truncated {
+                needed: Some(needed),
+                available: Some(available),
+                ..
+            } => write!(
+                f,
+                "the file ends inside the block: it needs {needed} bytes of data and sync marker \
+                 but only {available} are left (truncated file?)"
+            ),
+            BlockErrorKind::Truncated { part, .. } => write!(
+                f,
+                "the input ends inside the block's {part} (truncated file?)"
+            ),
+            BlockErrorKind::MalformedVarint { part, error } => {
+                write!(f, "malformed {part}: {error}")
+            }
+            BlockErrorKind::NegativeCount(n) => write!(f, "negative record count {n}"),
+            BlockErrorKind::NegativeSize(n) => write!(f, "negative byte size {n}"),
+            BlockErrorKind::SyncMismatch { at: Some(at) } => write!(
+                f,
+                "sync marker mismatch after the block's data at byte {at} (corrupt file or wrong byte size)"
+            ),
+            BlockErrorKind::SyncMismatch { at: None } => f.write_str(
+                "sync marker mismatch after the block's data (corrupt file or wrong byte size)",
+            ),
+            BlockErrorKind::TooLarge { size, limit } => write!(
+                f,
+                "the block holds {size} bytes, more than the limit of {limit} bytes (raise it with with_max_block_size)"
+            ),
+            BlockErrorKind::Decompression { codec, error } => {
+                write!(f, "{codec} decompression failed: {error}")
+            }
+        }
+    }
 }
 
 impl From<Error> for ArrowError {
     fn from(e: Error) -> Self {
         match e {
-            Error::Io { source, .. } => ArrowError::IoError(source.to_string(), source),
+            // The message keeps the file name; the source keeps the I/O error's kind.
+            Error::Io { file, source } => ArrowError::IoError(format!("{file}: {source}"), source),
             other => ArrowError::ExternalError(Box::new(other)),
         }
     }

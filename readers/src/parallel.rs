@@ -4,7 +4,7 @@
 //! grow with the file.
 
 use crate::error::{Error, Result};
-use crate::source::{BlockSource, RawBlock};
+use crate::source::{BlockSource, RawBlock, SkippedBlock};
 use crate::unit::{UnitOutput, WorkerState};
 use arrow_array::RecordBatch;
 use avrow_engine::RecordDecoder;
@@ -79,6 +79,8 @@ struct InFlight {
     /// The unit's file and the end of its last block (to release memory-mapped pages).
     file_index: usize,
     end: u64,
+    /// Blocks the source skipped while framing this unit (they lie before its blocks).
+    skipped: Vec<SkippedBlock>,
 }
 
 pub(crate) struct Parallel {
@@ -96,6 +98,8 @@ pub(crate) struct Parallel {
     pending_error: Option<Error>,
     /// No more units will be started (end of input, or an error was met).
     source_done: bool,
+    /// Blocks skipped and not yet taken by the application.
+    skipped: Vec<SkippedBlock>,
 }
 
 impl Parallel {
@@ -119,6 +123,7 @@ impl Parallel {
             ready: VecDeque::new(),
             pending_error: None,
             source_done: false,
+            skipped: Vec::new(),
         }
     }
 
@@ -161,7 +166,25 @@ impl Parallel {
     }
 
     fn spawn(&mut self, blocks: Vec<RawBlock>) {
-        let Some(last) = blocks.last() else { return };
+        let Some(last) = blocks.last() else {
+            // Only skipped blocks: report them in order with the units.
+            let skipped = self.source.take_skipped();
+            if !skipped.is_empty() {
+                let (tx, rx) = sync_channel(1);
+                let _ = tx.send(UnitOutput {
+                    batches: Vec::new(),
+                    skipped: Vec::new(),
+                    error: None,
+                });
+                self.in_flight.push_back(InFlight {
+                    result: rx,
+                    file_index: usize::MAX,
+                    end: 0,
+                    skipped,
+                });
+            }
+            return;
+        };
         let (file_index, end) = (last.ctx.file_index, last.end);
         let (tx, rx) = sync_channel(1);
         let states = self.states.clone();
@@ -177,21 +200,20 @@ impl Parallel {
                     output
                 }
                 // A panic is a bug in avrow; the state may be half-updated, so it is dropped.
-                Err(_) => UnitOutput {
-                    batches: Vec::new(),
-                    error: Some(Error::Unsupported(format!(
-                        "internal error: a decoding worker panicked on {} (please report this bug)",
-                        blocks[0].ctx.file
-                    ))),
-                },
+                Err(_) => UnitOutput::failed(Error::Internal(format!(
+                    "a decoding worker panicked on {}",
+                    blocks[0].ctx.file
+                ))),
             };
             // The reader may have been dropped; then nobody wants the result.
             let _ = tx.send(output);
         });
+        let skipped = self.source.take_skipped();
         self.in_flight.push_back(InFlight {
             result: rx,
             file_index,
             end,
+            skipped,
         });
     }
 
@@ -203,17 +225,20 @@ impl Parallel {
             if let Some(e) = error {
                 // Delivered after the units before it.
                 let (tx, rx) = sync_channel(1);
-                let _ = tx.send(UnitOutput {
-                    batches: Vec::new(),
-                    error: Some(e),
-                });
+                let _ = tx.send(UnitOutput::failed(e));
                 self.in_flight.push_back(InFlight {
                     result: rx,
                     file_index: usize::MAX,
                     end: 0,
+                    skipped: self.source.take_skipped(),
                 });
             }
         }
+    }
+
+    /// The blocks skipped since the last call.
+    pub(crate) fn take_skipped(&mut self) -> Vec<SkippedBlock> {
+        std::mem::take(&mut self.skipped)
     }
 
     pub(crate) fn next_batch(&mut self) -> Option<Result<RecordBatch>> {
@@ -226,12 +251,15 @@ impl Parallel {
             }
             self.fill_window();
             let unit = self.in_flight.pop_front()?;
-            let output = unit.result.recv().unwrap_or_else(|_| UnitOutput {
-                batches: Vec::new(),
-                error: Some(Error::Unsupported(
-                    "internal error: a decoding worker stopped without a result".into(),
-                )),
+            let output = unit.result.recv().unwrap_or_else(|_| {
+                UnitOutput::failed(Error::Internal(
+                    "a decoding worker stopped without a result".into(),
+                ))
             });
+            let mut skipped = unit.skipped;
+            skipped.extend(output.skipped);
+            skipped.sort_by_key(|s| (s.file_index, s.block));
+            self.skipped.extend(skipped);
             self.ready.extend(output.batches);
             self.source.release_before(unit.file_index, unit.end);
             if let Some(e) = output.error {

@@ -4,6 +4,7 @@ use crate::container::Header;
 use crate::error::Result;
 use crate::parallel::Parallel;
 use crate::sequential::Sequential;
+use crate::source::SkippedBlock;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use std::sync::Arc;
@@ -46,6 +47,17 @@ impl Reader {
         match self.engine {
             Engine::Sequential(_) => 1,
             Engine::Parallel(_) => self.threads,
+        }
+    }
+
+    /// The blocks skipped since the last call, in file order (with
+    /// [`ReaderBuilder::with_skip_bad_blocks`](crate::ReaderBuilder::with_skip_bad_blocks);
+    /// always empty without it). A block is reported no later than the first batch that
+    /// follows it in the file; call this after the last batch for the rest.
+    pub fn take_skipped(&mut self) -> Vec<SkippedBlock> {
+        match &mut self.engine {
+            Engine::Sequential(s) => s.take_skipped(),
+            Engine::Parallel(p) => p.take_skipped(),
         }
     }
 

@@ -2,7 +2,7 @@
 //! filled across block boundaries.
 
 use crate::error::{Error, Result};
-use crate::source::{BlockSource, RawBlock};
+use crate::source::{BlockSource, RawBlock, SkippedBlock};
 use crate::unit::WorkerState;
 use arrow_array::RecordBatch;
 use std::collections::VecDeque;
@@ -15,6 +15,8 @@ pub(crate) struct Sequential {
     last: Option<RawBlock>,
     pending_error: Option<Error>,
     finished: bool,
+    /// Blocks skipped and not yet taken by the application.
+    skipped: Vec<SkippedBlock>,
 }
 
 impl Sequential {
@@ -26,16 +28,22 @@ impl Sequential {
             last: None,
             pending_error: None,
             finished: false,
+            skipped: Vec::new(),
         }
     }
 
     /// Decode the next block; false at the end of the input.
     fn step(&mut self) -> Result<bool> {
-        let Some(block) = self.source.next_block()? else {
+        let next = self.source.next_block();
+        self.skipped.extend(self.source.take_skipped());
+        let Some(block) = next? else {
             return Ok(false);
         };
         let mut out = Vec::new();
-        let result = self.state.decode_block(&block, block.count, &mut out);
+        let result = self
+            .state
+            .decode_or_skip(&block, block.count, &mut out, &mut self.skipped);
+        self.state.release_large_scratch();
         self.ready.extend(out);
         self.source.release_before(block.ctx.file_index, block.end);
         self.last = Some(block);
@@ -49,6 +57,11 @@ impl Sequential {
             self.ready.extend(out);
         }
         Ok(())
+    }
+
+    /// The blocks skipped since the last call.
+    pub(crate) fn take_skipped(&mut self) -> Vec<SkippedBlock> {
+        std::mem::take(&mut self.skipped)
     }
 
     pub(crate) fn next_batch(&mut self) -> Option<Result<RecordBatch>> {

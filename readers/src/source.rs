@@ -1,13 +1,19 @@
 //! Where blocks come from. Each input file is either contiguous (a memory map or bytes in
 //! memory, framed in place without copying) or a stream (read block by block). A
 //! [`BlockSource`] chains the files of one reader and hands out [`RawBlock`]s in file order.
+//!
+//! With `skip_bad_blocks`, a block whose framing is wrong is recorded as a [`SkippedBlock`]
+//! and the source resynchronises on the file's sync marker: it scans forward from the bad
+//! block (in a stream, first through the bytes it already read) to the next marker and goes on
+//! with the block after it.
 
 use crate::codec::{Codec, Decompressor};
-use crate::container::{frame_block, read_block, Counting, Header};
-use crate::error::{Error, Result};
+use crate::container::{frame_block, read_block, Counting, FrameError, Header};
+use crate::error::{BlockErrorKind, Error, Result};
 use bytes::Bytes;
 use std::collections::VecDeque;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// What every block of one input file shares: its name (for errors), codec and limits.
@@ -20,17 +26,39 @@ pub(crate) struct BlockContext {
     pub(crate) plan: usize,
     pub(crate) codec: Codec,
     pub(crate) max_block_size: usize,
+    /// Skip blocks that cannot be read instead of stopping at the first.
+    pub(crate) skip_bad_blocks: bool,
 }
 
 impl BlockContext {
-    pub(crate) fn block_error(&self, block: &RawBlock, message: String) -> Error {
+    pub(crate) fn block_error(&self, block: &RawBlock, kind: BlockErrorKind) -> Error {
         Error::Block {
             file: self.file.to_string(),
             block: block.index,
             offset: block.offset,
-            message,
+            kind,
         }
     }
+}
+
+/// A block that could not be read and was skipped whole (`with_skip_bad_blocks`).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SkippedBlock {
+    /// The input's name.
+    pub file: String,
+    /// The input's position among the reader's inputs (0 for a single input).
+    pub file_index: usize,
+    /// Index of the block in its file (0-based). A damaged stretch of a file that hides
+    /// several blocks' framing counts as one block.
+    pub block: u64,
+    /// The bytes skipped: from the block's start to the end of the sync marker the reader
+    /// resynchronised on (or to the end of the input).
+    pub range: Range<u64>,
+    /// Records the block's header declared, when the header was readable.
+    pub records: Option<u64>,
+    /// Why the block could not be read.
+    pub error: Error,
 }
 
 /// One block as read from its file: where it was and its (possibly compressed) data.
@@ -48,7 +76,8 @@ pub(crate) struct RawBlock {
 }
 
 impl RawBlock {
-    /// The block's data, decompressed into `scratch` if the file is compressed.
+    /// The block's data, decompressed into `scratch` if the file is compressed. Every codec,
+    /// the null codec included, is held to the block size limit.
     pub(crate) fn decompressed<'a>(
         &'a self,
         decompressor: &mut Decompressor,
@@ -56,17 +85,96 @@ impl RawBlock {
     ) -> Result<&'a [u8]> {
         let codec = self.ctx.codec;
         if codec == Codec::Null {
+            if self.data.len() > self.ctx.max_block_size {
+                return Err(self.ctx.block_error(
+                    self,
+                    BlockErrorKind::TooLarge {
+                        size: self.data.len() as u64,
+                        limit: self.ctx.max_block_size,
+                    },
+                ));
+            }
             return Ok(&self.data);
         }
         decompressor
             .decompress(codec, &self.data, scratch, self.ctx.max_block_size)
-            .map_err(|m| {
+            .map_err(|error| {
                 self.ctx
-                    .block_error(self, format!("{codec} decompression failed: {m}"))
+                    .block_error(self, BlockErrorKind::Decompression { codec, error })
             })?;
         Ok(scratch)
     }
+
+    /// This block as skipped because of `error`.
+    pub(crate) fn skipped(&self, error: Error) -> SkippedBlock {
+        SkippedBlock {
+            file: self.ctx.file.to_string(),
+            file_index: self.ctx.file_index,
+            block: self.index,
+            range: self.offset..self.end,
+            records: Some(self.count),
+            error,
+        }
+    }
 }
+
+/// A reader with bytes pushed back in front of it: after a bad block in a stream, the bytes
+/// read past the sync marker found inside them are read again as the next block.
+pub(crate) struct PushBack<R> {
+    front: Vec<u8>,
+    at: usize,
+    inner: R,
+}
+
+impl<R> PushBack<R> {
+    pub(crate) fn new(inner: R) -> Self {
+        PushBack {
+            front: Vec::new(),
+            at: 0,
+            inner,
+        }
+    }
+
+    /// Read `bytes` again before the rest of the input.
+    fn unread(&mut self, bytes: &[u8]) {
+        let mut front = bytes.to_vec();
+        front.extend_from_slice(&self.front[self.at..]);
+        self.front = front;
+        self.at = 0;
+    }
+}
+
+impl<R: Read> Read for PushBack<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.at < self.front.len() {
+            let n = buf.len().min(self.front.len() - self.at);
+            buf[..n].copy_from_slice(&self.front[self.at..self.at + n]);
+            self.at += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
+    }
+}
+
+impl<R: BufRead> BufRead for PushBack<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.at < self.front.len() {
+            return Ok(&self.front[self.at..]);
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        if self.at < self.front.len() {
+            self.at += amt;
+        } else {
+            self.inner.consume(amt);
+        }
+    }
+}
+
+/// A stream input: buffered, with push-back, counting its offset.
+pub(crate) type StreamReader = Counting<PushBack<BufReader<Box<dyn Read + Send>>>>;
 
 /// The bytes of one input file.
 pub(crate) enum Input {
@@ -81,11 +189,25 @@ pub(crate) enum Input {
         /// Pages before this offset were released.
         released: usize,
     },
-    Stream(Counting<BufReader<Box<dyn Read + Send>>>),
+    Stream {
+        reader: StreamReader,
+        /// The bytes of the block being read (kept to resynchronise inside them).
+        scratch: Vec<u8>,
+    },
 }
 
 /// Memory maps at least this far behind the reader are handed back to the kernel.
 const RELEASE_CHUNK: usize = 8 << 20;
+
+/// The largest stored block a stream may hold: the decompressed limit, plus what compression
+/// can add to incompressible data.
+fn stored_limit(ctx: &BlockContext) -> u64 {
+    let limit = ctx.max_block_size as u64;
+    match ctx.codec {
+        Codec::Null => limit,
+        _ => limit.saturating_add(limit / 16).saturating_add(4096),
+    }
+}
 
 /// One input file of a reader.
 pub(crate) struct FileInput {
@@ -98,7 +220,7 @@ pub(crate) struct FileInput {
 impl FileInput {
     /// Restrict a contiguous input to the blocks whose preceding sync marker starts in
     /// `start..end` (Hadoop-style splits: any partition of the file into ranges reads every
-    /// block exactly once). Block indexes in errors still count from the range's first block.
+    /// block exactly once). Block indexes stay those of the whole file.
     pub(crate) fn restrict(&mut self, start: u64, end: u64) -> Result<()> {
         let Input::Contiguous {
             bytes,
@@ -119,14 +241,44 @@ impl FileInput {
         // The first sync marker starting at or after `start`; the block after it is ours.
         let sync = self.header.sync();
         let from = (start as usize).min(bytes.len());
-        *pos = match bytes[from..].windows(16).position(|w| w == sync) {
+        let first = match memchr::memmem::find(&bytes[from..], &sync) {
             Some(i) => from + i + 16,
             None => bytes.len(),
         };
+        self.next_index = block_index_at(bytes, self.header.len() as usize, first, &sync);
+        *pos = first;
         Ok(())
     }
 
-    fn next_block(&mut self) -> Result<Option<RawBlock>> {
+    fn next_block(&mut self, skipped: &mut Vec<SkippedBlock>) -> Result<Option<RawBlock>> {
+        loop {
+            let start = match &self.input {
+                Input::Contiguous { pos, .. } => *pos as u64,
+                Input::Stream { reader, .. } => reader.offset,
+            };
+            match self.try_next_block() {
+                Ok(block) => return Ok(block),
+                Err(e) if !self.ctx.skip_bad_blocks || matches!(e.error, Error::Io { .. }) => {
+                    return Err(e.error)
+                }
+                Err(e) => {
+                    let index = self.next_index;
+                    let (start, end) = self.resync(start, &e.error);
+                    skipped.push(SkippedBlock {
+                        file: self.ctx.file.to_string(),
+                        file_index: self.ctx.file_index,
+                        block: index,
+                        range: start..end,
+                        records: e.count,
+                        error: e.error,
+                    });
+                    self.next_index += 1;
+                }
+            }
+        }
+    }
+
+    fn try_next_block(&mut self) -> Result<Option<RawBlock>, FrameError> {
         let index = self.next_index;
         let block = match &mut self.input {
             Input::Contiguous {
@@ -151,13 +303,14 @@ impl FileInput {
                     data: bytes.slice(span.data_start..span.data_end),
                 }
             }
-            Input::Stream(reader) => {
+            Input::Stream { reader, scratch } => {
                 let Some(block) = read_block(
                     reader,
                     index,
                     &self.header.sync(),
                     &self.ctx.file,
-                    Vec::new(),
+                    stored_limit(&self.ctx),
+                    scratch,
                 )?
                 else {
                     return Ok(None);
@@ -168,12 +321,60 @@ impl FileInput {
                     offset: block.offset,
                     end: reader.offset,
                     count: block.count,
-                    data: Bytes::from(block.data),
+                    data: Bytes::from(std::mem::take(scratch)),
                 }
             }
         };
         self.next_index += 1;
         Ok(Some(block))
+    }
+
+    /// After a bad block starting at `start`: move to the block after the next sync marker.
+    /// Returns the byte range skipped.
+    fn resync(&mut self, start: u64, error: &Error) -> (u64, u64) {
+        let sync = self.header.sync();
+        match &mut self.input {
+            Input::Contiguous { bytes, pos, .. } => {
+                // Only the marker damaged: if a well-framed block (its own marker intact)
+                // starts where the next block should, go on there rather than lose it too.
+                if let Error::Block {
+                    kind: BlockErrorKind::SyncMismatch { at: Some(at) },
+                    ..
+                } = error
+                {
+                    let next = *at as usize + 16;
+                    if let Ok(Some(_)) = frame_block(bytes, next, 0, &sync, "") {
+                        *pos = next;
+                        return (start, next as u64);
+                    }
+                }
+                // The marker cannot start before the block's first byte + 1.
+                let from = (start as usize + 1).min(bytes.len());
+                *pos = match memchr::memmem::find(&bytes[from..], &sync) {
+                    Some(i) => from + i + 16,
+                    None => bytes.len(),
+                };
+                (start, *pos as u64)
+            }
+            Input::Stream { reader, scratch } => {
+                // First inside the bytes already read (a wrong byte size may have read past
+                // the marker), then onwards in the stream.
+                if let Some(i) = memchr::memmem::find(scratch, &sync) {
+                    let after = i + 16;
+                    let rest = scratch.len() - after;
+                    reader.inner.unread(&scratch[after..]);
+                    reader.offset -= rest as u64;
+                } else {
+                    let keep = scratch.len().min(15);
+                    let tail = scratch[scratch.len() - keep..].to_vec();
+                    // An I/O error ends the scan like the end of the input; the next read
+                    // reports it.
+                    let _ = scan_to_sync(reader, &tail, &sync);
+                }
+                scratch.clear();
+                (start, reader.offset)
+            }
+        }
     }
 
     /// Hand the pages of a memory map before `offset` back to the kernel: decoded data never
@@ -209,27 +410,82 @@ impl FileInput {
     }
 }
 
+/// Consume a stream up to and including the next `sync` marker (`tail`: the last bytes read
+/// before, up to 15, which the marker may start in). At the end of the input, everything is
+/// consumed.
+fn scan_to_sync(reader: &mut StreamReader, tail: &[u8], sync: &[u8; 16]) -> std::io::Result<()> {
+    let mut window = tail.to_vec();
+    loop {
+        let buf = reader.inner.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        let old = window.len();
+        window.extend_from_slice(buf);
+        let (consumed, found) = match memchr::memmem::find(&window, sync) {
+            Some(i) => (i + 16 - old, true),
+            None => (buf.len(), false),
+        };
+        reader.inner.consume(consumed);
+        reader.offset += consumed as u64;
+        if found {
+            return Ok(());
+        }
+        let keep = window.len().min(15);
+        window.drain(..window.len() - keep);
+    }
+}
+
+/// The file-global index of the block starting at `target`: the blocks framed from the first
+/// one at `first` (only their headers are read). If the framing before `target` is damaged,
+/// the sync markers from there on are counted instead.
+fn block_index_at(bytes: &[u8], first: usize, target: usize, sync: &[u8; 16]) -> u64 {
+    let mut pos = first;
+    let mut index = 0;
+    while pos < target {
+        match frame_block(bytes, pos, index, sync, "") {
+            Ok(Some(span)) => {
+                pos = span.end;
+                index += 1;
+            }
+            _ => {
+                let between = &bytes[pos..target.min(bytes.len())];
+                return index + memchr::memmem::find_iter(between, sync).count() as u64;
+            }
+        }
+    }
+    index
+}
+
 /// The blocks of all input files of one reader, in order.
 pub(crate) struct BlockSource {
     files: VecDeque<FileInput>,
+    /// Blocks skipped while framing, not yet taken by the engine.
+    skipped: Vec<SkippedBlock>,
 }
 
 impl BlockSource {
     pub(crate) fn new(files: Vec<FileInput>) -> Self {
         BlockSource {
             files: files.into(),
+            skipped: Vec::new(),
         }
     }
 
     /// The next block of any file, or `None` after the last file.
     pub(crate) fn next_block(&mut self) -> Result<Option<RawBlock>> {
         while let Some(file) = self.files.front_mut() {
-            if let Some(block) = file.next_block()? {
+            if let Some(block) = file.next_block(&mut self.skipped)? {
                 return Ok(Some(block));
             }
             self.files.pop_front();
         }
         Ok(None)
+    }
+
+    /// The blocks skipped while framing since the last call.
+    pub(crate) fn take_skipped(&mut self) -> Vec<SkippedBlock> {
+        std::mem::take(&mut self.skipped)
     }
 
     /// Everything of file `file_index` before `offset` has been decoded.
@@ -247,7 +503,7 @@ impl BlockSource {
             .iter()
             .map(|f| match &f.input {
                 Input::Contiguous { bytes, .. } => Some(bytes.len() as u64),
-                Input::Stream(_) => None,
+                Input::Stream { .. } => None,
             })
             .sum()
     }

@@ -3,7 +3,7 @@
 
 use crate::codec::Decompressor;
 use crate::error::{Error, Result};
-use crate::source::RawBlock;
+use crate::source::{RawBlock, SkippedBlock};
 use arrow_array::RecordBatch;
 use avrow_engine::{DecodeError, DecodeErrorKind, RecordDecoder};
 
@@ -17,6 +17,10 @@ pub(crate) struct WorkerState {
     decompressor: Decompressor,
     scratch: Vec<u8>,
 }
+
+/// A decompression buffer grown past this by one large block is freed after it, so that an
+/// idle worker does not keep it.
+const MAX_KEPT_SCRATCH: usize = 64 << 20;
 
 impl WorkerState {
     /// `decoders` holds one decoder per plan (at least one).
@@ -39,6 +43,13 @@ impl WorkerState {
         }
     }
 
+    /// Free a decompression buffer that one large block grew past [`MAX_KEPT_SCRATCH`].
+    pub(crate) fn release_large_scratch(&mut self) {
+        if self.scratch.capacity() > MAX_KEPT_SCRATCH {
+            self.scratch = Vec::new();
+        }
+    }
+
     /// Flush the buffered rows, if any, into `out`.
     pub(crate) fn flush_into(
         &mut self,
@@ -51,6 +62,43 @@ impl WorkerState {
         {
             out.push(batch);
         }
+        Ok(())
+    }
+
+    /// Decode `block` as [`WorkerState::decode_block`] does; if it fails and the file skips
+    /// bad blocks, remove every row of the block (from `out` and from the decoder) and report
+    /// it in `skipped` instead.
+    pub(crate) fn decode_or_skip(
+        &mut self,
+        block: &RawBlock,
+        rows_ahead: u64,
+        out: &mut Vec<RecordBatch>,
+        skipped: &mut Vec<SkippedBlock>,
+    ) -> Result<()> {
+        if !block.ctx.skip_bad_blocks {
+            return self.decode_block(block, rows_ahead, out);
+        }
+        if block.ctx.plan != self.current {
+            self.flush_into(block, out)?;
+            self.current = block.ctx.plan.min(self.decoders.len() - 1);
+        }
+        let rows_before = self.decoders[self.current].buffered_rows();
+        let batches_before = out.len();
+        let Err(error) = self.decode_block(block, rows_ahead, out) else {
+            return Ok(());
+        };
+        if out.len() > batches_before {
+            // Batches filled inside the bad block: keep only the rows of earlier blocks.
+            out.truncate(batches_before + 1);
+            let first = out.pop().expect("a batch filled in the block");
+            if rows_before > 0 {
+                out.push(first.slice(0, rows_before));
+            }
+            self.decoders[self.current].truncate(0);
+        } else {
+            self.decoders[self.current].truncate(rows_before);
+        }
+        skipped.push(block.skipped(error));
         Ok(())
     }
 
@@ -72,6 +120,7 @@ impl WorkerState {
             self.flush_into(block, out)?;
             self.current = block.ctx.plan.min(self.decoders.len() - 1);
         }
+        self.release_large_scratch();
         let data = block.decompressed(&mut self.decompressor, &mut self.scratch)?;
         let decoder = &mut self.decoders[self.current];
         let count = decoder
@@ -107,10 +156,11 @@ impl WorkerState {
     /// delivered, then the error.
     pub(crate) fn decode_unit(&mut self, blocks: &[RawBlock]) -> UnitOutput {
         let mut batches = Vec::new();
+        let mut skipped = Vec::new();
         let mut error = None;
         let mut rows_ahead: u64 = blocks.iter().map(|b| b.count).sum();
         for block in blocks {
-            let result = self.decode_block(block, rows_ahead, &mut batches);
+            let result = self.decode_or_skip(block, rows_ahead, &mut batches, &mut skipped);
             rows_ahead = rows_ahead.saturating_sub(block.count);
             if let Err(e) = result {
                 error = Some(e);
@@ -122,12 +172,30 @@ impl WorkerState {
                 error.get_or_insert(e);
             }
         }
-        UnitOutput { batches, error }
+        self.release_large_scratch();
+        UnitOutput {
+            batches,
+            skipped,
+            error,
+        }
     }
 }
 
-/// The result of decoding one unit: its batches in order, then possibly an error.
+/// The result of decoding one unit: its batches in order, the blocks it skipped, then
+/// possibly an error.
 pub(crate) struct UnitOutput {
     pub(crate) batches: Vec<RecordBatch>,
+    pub(crate) skipped: Vec<SkippedBlock>,
     pub(crate) error: Option<Error>,
+}
+
+impl UnitOutput {
+    /// A unit that produced nothing but `error`.
+    pub(crate) fn failed(error: Error) -> Self {
+        UnitOutput {
+            batches: Vec::new(),
+            skipped: Vec::new(),
+            error: Some(error),
+        }
+    }
 }

@@ -1,15 +1,18 @@
 //! `avrow convert INPUT... -o OUTPUT | --output-dir DIR`: read Avro, write Arrow IPC, Parquet,
 //! CSV or NDJSON. Outputs go through a temporary file renamed into place on success.
 
+use crate::cmd::Status;
 use crate::config::{ConvertConfig, Target};
 use crate::inputs::{ByteCounter, Input};
 use crate::output::{self, check_target, PendingFile};
 use crate::progress::{summary, Progress};
+use crate::skips::{SkipTally, EXIT_SKIPPED};
 use crate::writers::{self, WriterOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// Where one conversion writes.
 enum Destination<'a> {
@@ -26,15 +29,19 @@ impl Destination<'_> {
     }
 }
 
-/// Runs the conversion(s) `config` describes.
+/// Runs the conversion(s) `config` describes. The status is 3 when `--skip-bad-blocks`
+/// skipped blocks (each reported on standard error, then a summary).
 ///
 /// # Errors
 /// An input cannot be read or decoded, an output exists (without `--force`) or cannot be
 /// written, or the inputs' schemas differ (one output).
-pub fn run(config: &ConvertConfig) -> Result<()> {
+pub fn run(config: &ConvertConfig) -> Result<Status> {
+    let mut tally = SkipTally::default();
     match &config.target {
-        Target::File(path) => convert(config, &config.inputs, &Destination::File(path)),
-        Target::Stdout => convert(config, &config.inputs, &Destination::Stdout),
+        Target::File(path) => {
+            convert(config, &config.inputs, &Destination::File(path), &mut tally)?
+        }
+        Target::Stdout => convert(config, &config.inputs, &Destination::Stdout, &mut tally)?,
         Target::Dir(dir) => {
             let outputs = plan_outputs(config, dir)?;
             std::fs::create_dir_all(dir)
@@ -44,11 +51,16 @@ pub fn run(config: &ConvertConfig) -> Result<()> {
                     config,
                     std::slice::from_ref(input),
                     &Destination::File(output),
+                    &mut tally,
                 )?;
             }
-            Ok(())
         }
     }
+    if let Some(line) = tally.summary() {
+        let _ = writeln!(std::io::stderr(), "{line}");
+        return Ok(ExitCode::from(EXIT_SKIPPED));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// One output path per input in `dir`, all checked before anything is converted.
@@ -96,14 +108,19 @@ fn open(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Resu
     }
 }
 
-fn convert(config: &ConvertConfig, inputs: &[Input], destination: &Destination) -> Result<()> {
+fn convert(
+    config: &ConvertConfig,
+    inputs: &[Input],
+    destination: &Destination,
+    tally: &mut SkipTally,
+) -> Result<()> {
     let name = destination.name();
     if let Destination::File(path) = destination {
         // Fail before reading anything if the output is in the way.
         check_target(path, config.force)?;
     }
     let counter = ByteCounter::default();
-    let reader = open(config, inputs, &counter)?;
+    let mut reader = open(config, inputs, &counter)?;
     let schema = reader.schema();
     let (out, pending): (output::Out, Option<PendingFile>) = match destination {
         Destination::File(path) => {
@@ -121,7 +138,10 @@ fn convert(config: &ConvertConfig, inputs: &[Input], destination: &Destination) 
         .with_context(|| format!("cannot write {name} as {}", config.format))?;
     let mut progress = Progress::start(inputs, &counter, config.quiet);
     let mut left = config.limit;
-    for batch in reader {
+    while let Some(batch) = reader.next() {
+        for line in tally.add(reader.take_skipped()) {
+            progress.println(&line);
+        }
         if left == Some(0) {
             break;
         }
@@ -137,6 +157,9 @@ fn convert(config: &ConvertConfig, inputs: &[Input], destination: &Destination) 
             .write(&batch)
             .with_context(|| format!("cannot write {name}"))?;
         progress.advance(batch.num_rows() as u64);
+    }
+    for line in tally.add(reader.take_skipped()) {
+        progress.println(&line);
     }
     let out = writer
         .finish()

@@ -90,6 +90,7 @@ fn schema_name(header: &Header) -> String {
         Node::Array(_) => "array".into(),
         Node::Map(_) => "map".into(),
         Node::Union(_) => "union".into(),
+        _ => "(unknown type)".into(),
     }
 }
 

@@ -25,6 +25,7 @@ pub fn fingerprint_name(algorithm: Fingerprint) -> &'static str {
         Fingerprint::Rabin => "rabin",
         Fingerprint::Md5 => "md5",
         Fingerprint::Sha256 => "sha256",
+        _ => "unknown",
     }
 }
 

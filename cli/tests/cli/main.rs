@@ -9,3 +9,4 @@ mod harness;
 mod inspect;
 mod multi;
 mod pipes;
+mod recovery;

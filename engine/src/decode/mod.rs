@@ -197,6 +197,12 @@ impl RecordDecoder {
         self.root.len
     }
 
+    /// Drop the buffered rows after the first `rows` (a caller that skips a bad block removes
+    /// the rows it had decoded of it).
+    pub fn truncate(&mut self, rows: usize) {
+        self.root.truncate(rows);
+    }
+
     /// Make room for `rows` more records in every column, so that columns do not regrow while
     /// a batch fills (callers that know how many rows are coming, such as a work unit of several
     /// blocks, call this once per batch). Capped at the batch size; a new batch also gets room
@@ -365,7 +371,7 @@ impl RecordDecoder {
             .map(Some)
             .map_err(|e| {
                 DecodeError::new(
-                    DecodeErrorKind::TooLarge(format!("internal error assembling a batch: {e}")),
+                    DecodeErrorKind::Internal(format!("Arrow rejected an assembled batch: {e}")),
                     0,
                 )
             })

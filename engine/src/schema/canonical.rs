@@ -6,6 +6,7 @@ use sha2::Sha256;
 
 /// A schema fingerprint algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Fingerprint {
     /// CRC-64-AVRO (8 bytes, little-endian as in single-object encoding).
     Rabin,

@@ -12,25 +12,104 @@ pub use canonical::{rabin_fingerprint, Fingerprint};
 use serde_json::Value as Json;
 use std::fmt;
 
-/// A parse or validation error in an Avro schema.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid Avro schema: {message}")]
+/// What kind of problem a [`SchemaError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SchemaErrorKind {
+    /// The text is not JSON.
+    InvalidJson,
+    /// JSON that is not a schema: a missing or mistyped attribute (`"type"`, `"fields"`,
+    /// `"items"`, `"size"`, ...), a union inside a union.
+    Malformed,
+    /// An invalid name, namespace, alias, field name or enum symbol.
+    InvalidName,
+    /// A name defined twice, two fields or symbols with one name, a type twice in a union.
+    DuplicateName,
+    /// A reference to a type that is neither primitive nor defined before.
+    UnknownType,
+    /// A default value that does not match its type.
+    InvalidDefault,
+}
+
+/// One step of the JSON path to a schema error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum PathSegment {
+    /// An object attribute (`fields`, `type`, `items`, `values`).
+    Key(&'static str),
+    /// An array position (a record field, a union branch).
+    Index(usize),
+}
+
+impl PathSegment {
+    pub(crate) fn key(key: &'static str) -> Self {
+        PathSegment::Key(key)
+    }
+}
+
+/// A parse or validation error in an Avro schema: its kind, the message, and the JSON path
+/// of the type it is about (`$.fields[2].type.items`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SchemaError {
+    kind: SchemaErrorKind,
     message: String,
+    /// Innermost first.
+    path_rev: Vec<PathSegment>,
 }
 
 impl SchemaError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(kind: SchemaErrorKind, message: impl Into<String>) -> Self {
         SchemaError {
+            kind,
             message: message.into(),
+            path_rev: Vec::new(),
         }
     }
 
-    /// The problem, without the "invalid Avro schema" prefix.
+    /// Prepend `segment` to the path (errors travel outwards).
+    pub(crate) fn at(mut self, segment: PathSegment) -> Self {
+        self.path_rev.push(segment);
+        self
+    }
+
+    /// What kind of problem it is.
+    pub fn kind(&self) -> SchemaErrorKind {
+        self.kind
+    }
+
+    /// The problem, without the "invalid Avro schema" prefix or the path.
     pub fn message(&self) -> &str {
         &self.message
     }
+
+    /// The JSON path of the type the error is about, from the root `$`
+    /// (`$.fields[2].type.items`; `$` for the root or when not known).
+    pub fn path(&self) -> String {
+        let mut path = String::from("$");
+        for segment in self.path_rev.iter().rev() {
+            match segment {
+                PathSegment::Key(k) => {
+                    path.push('.');
+                    path.push_str(k);
+                }
+                PathSegment::Index(i) => path.push_str(&format!("[{i}]")),
+            }
+        }
+        path
+    }
 }
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid Avro schema: {}", self.message)?;
+        if !self.path_rev.is_empty() {
+            write!(f, " (at {})", self.path())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for SchemaError {}
 
 /// A parsed and validated Avro schema.
 ///
@@ -53,8 +132,12 @@ impl Schema {
     /// # Errors
     /// A [`SchemaError`] naming the first problem found.
     pub fn parse(json: &str) -> Result<Schema, SchemaError> {
-        let value: Json = serde_json::from_str(json)
-            .map_err(|e| SchemaError::new(format!("schema is not valid JSON: {e}")))?;
+        let value: Json = serde_json::from_str(json).map_err(|e| {
+            SchemaError::new(
+                SchemaErrorKind::InvalidJson,
+                format!("schema is not valid JSON: {e}"),
+            )
+        })?;
         let (root, named) = parse::parse(&value)?;
         Ok(Schema {
             root,
@@ -94,6 +177,7 @@ impl Schema {
 
 /// One type in a schema tree.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Node {
     /// A primitive type, possibly annotated with a (valid) logical type.
     Primitive(Primitive, Option<LogicalType>),
@@ -109,6 +193,7 @@ pub enum Node {
 
 /// The Avro primitive types.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Primitive {
     /// `null`
     Null,
@@ -161,6 +246,7 @@ impl Primitive {
 /// The Avro logical types avrow understands. Unknown or invalid logical types are dropped at
 /// parse time (the spec says to fall back to the underlying type).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LogicalType {
     /// `decimal` on `bytes` or `fixed`.
     Decimal {
@@ -251,6 +337,7 @@ pub struct NamedType {
 
 /// The body of a named type.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum NamedDef {
     /// A record (or `error`).
     Record(Record),
@@ -288,6 +375,7 @@ pub struct Field {
 
 /// A field's sort order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum SortOrder {
     /// `ascending` (the default)
     #[default]

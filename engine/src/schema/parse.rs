@@ -1,8 +1,8 @@
 //! Schema JSON → [`Node`] tree with a named-type table, validating as it goes.
 
 use super::{
-    Enum, Field, Fixed, FullName, LogicalType, NamedDef, NamedType, Node, Primitive, Record,
-    SchemaError, SortOrder,
+    Enum, Field, Fixed, FullName, LogicalType, NamedDef, NamedType, Node, PathSegment, Primitive,
+    Record, SchemaError, SchemaErrorKind, SortOrder,
 };
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
@@ -22,8 +22,8 @@ struct Parser {
     by_name: HashMap<String, usize>,
 }
 
-fn err<T>(message: impl Into<String>) -> Result<T, SchemaError> {
-    Err(SchemaError::new(message))
+fn err<T>(kind: SchemaErrorKind, message: impl Into<String>) -> Result<T, SchemaError> {
+    Err(SchemaError::new(kind, message))
 }
 
 /// `[A-Za-z_][A-Za-z0-9_]*`
@@ -48,7 +48,10 @@ fn get_str<'a>(
     match obj.get(key) {
         None | Some(Json::Null) => Ok(None),
         Some(Json::String(s)) => Ok(Some(s)),
-        Some(other) => err(format!("{ctx}: \"{key}\" must be a string, found {other}")),
+        Some(other) => err(
+            SchemaErrorKind::Malformed,
+            format!("{ctx}: \"{key}\" must be a string, found {other}"),
+        ),
     }
 }
 
@@ -61,7 +64,10 @@ impl Parser {
         what: &str,
     ) -> Result<FullName, SchemaError> {
         let Some(raw) = get_str(obj, "name", what)? else {
-            return err(format!("{what} has no \"name\""));
+            return err(
+                SchemaErrorKind::Malformed,
+                format!("{what} has no \"name\""),
+            );
         };
         let full = if let Some((ns, name)) = raw.rsplit_once('.') {
             FullName::new(name.to_string(), Some(ns.to_string()))
@@ -73,18 +79,24 @@ impl Parser {
             FullName::new(raw.to_string(), ns)
         };
         if !is_valid_name(full.name()) {
-            return err(format!("invalid name \"{raw}\" ({what})"));
+            return err(
+                SchemaErrorKind::InvalidName,
+                format!("invalid name \"{raw}\" ({what})"),
+            );
         }
         if let Some(ns) = full.namespace() {
             if !is_valid_namespace(ns) {
-                return err(format!("invalid namespace \"{ns}\" of {what} \"{raw}\""));
+                return err(
+                    SchemaErrorKind::InvalidName,
+                    format!("invalid namespace \"{ns}\" of {what} \"{raw}\""),
+                );
             }
         }
         if full.namespace().is_none() && Primitive::from_name(full.name()).is_some() {
-            return err(format!(
-                "a named type may not be called \"{}\"",
-                full.name()
-            ));
+            return err(
+                SchemaErrorKind::InvalidName,
+                format!("a named type may not be called \"{}\"", full.name()),
+            );
         }
         Ok(full)
     }
@@ -99,22 +111,29 @@ impl Parser {
             return Ok(Vec::new());
         };
         let Json::Array(items) = value else {
-            return err(format!(
-                "aliases of \"{owner}\" must be an array of strings"
-            ));
+            return err(
+                SchemaErrorKind::Malformed,
+                format!("aliases of \"{owner}\" must be an array of strings"),
+            );
         };
         items
             .iter()
             .map(|item| {
                 let Json::String(alias) = item else {
-                    return err(format!("aliases of \"{owner}\" must be strings"));
+                    return err(
+                        SchemaErrorKind::Malformed,
+                        format!("aliases of \"{owner}\" must be strings"),
+                    );
                 };
                 let name = match alias.rsplit_once('.') {
                     Some((ans, n)) => FullName::new(n.to_string(), Some(ans.to_string())),
                     None => FullName::new(alias.clone(), ns.map(str::to_string)),
                 };
                 if !is_valid_name(name.name()) || !name.namespace().is_none_or(is_valid_namespace) {
-                    return err(format!("invalid alias \"{alias}\" of \"{owner}\""));
+                    return err(
+                        SchemaErrorKind::InvalidName,
+                        format!("invalid alias \"{alias}\" of \"{owner}\""),
+                    );
                 }
                 Ok(name)
             })
@@ -124,7 +143,10 @@ impl Parser {
     fn register(&mut self, ty: NamedType) -> Result<usize, SchemaError> {
         let full = ty.name.full();
         if self.by_name.contains_key(&full) {
-            return err(format!("the name \"{full}\" is defined twice"));
+            return err(
+                SchemaErrorKind::DuplicateName,
+                format!("the name \"{full}\" is defined twice"),
+            );
         }
         let index = self.named.len();
         self.named.push(ty);
@@ -145,9 +167,10 @@ impl Parser {
         }
         match self.by_name.get(name) {
             Some(&i) => Ok(Node::Named(i)),
-            None => err(format!(
-                "unknown type \"{name}\" (not a primitive and not defined earlier)"
-            )),
+            None => err(
+                SchemaErrorKind::UnknownType,
+                format!("unknown type \"{name}\" (not a primitive and not defined earlier)"),
+            ),
         }
     }
 
@@ -156,26 +179,37 @@ impl Parser {
             Json::String(name) => self.resolve_reference(name, ns),
             Json::Array(branches) => self.union(branches, ns),
             Json::Object(obj) => self.object(obj, ns),
-            other => err(format!(
-                "a type must be a string, array or object, found {other}"
-            )),
+            other => err(
+                SchemaErrorKind::Malformed,
+                format!("a type must be a string, array or object, found {other}"),
+            ),
         }
     }
 
     fn union(&mut self, branches: &[Json], ns: Option<&str>) -> Result<Node, SchemaError> {
         let mut nodes = Vec::with_capacity(branches.len());
         let mut seen: Vec<String> = Vec::new();
-        for branch in branches {
-            let node = self.node(branch, ns)?;
+        for (i, branch) in branches.iter().enumerate() {
+            let node = self
+                .node(branch, ns)
+                .map_err(|e| e.at(PathSegment::Index(i)))?;
             let key = match &node {
-                Node::Union(_) => return err("a union may not directly contain another union"),
+                Node::Union(_) => {
+                    return err(
+                        SchemaErrorKind::Malformed,
+                        "a union may not directly contain another union",
+                    )
+                }
                 Node::Primitive(p, _) => p.name().to_string(),
                 Node::Array(_) => "array".to_string(),
                 Node::Map(_) => "map".to_string(),
                 Node::Named(i) => self.named[*i].name.full(),
             };
             if seen.contains(&key) {
-                return err(format!("a union contains the type \"{key}\" twice"));
+                return err(
+                    SchemaErrorKind::DuplicateName,
+                    format!("a union contains the type \"{key}\" twice"),
+                );
             }
             seen.push(key);
             nodes.push(node);
@@ -187,17 +221,25 @@ impl Parser {
         let ty = match obj.get("type") {
             Some(Json::String(t)) => t.as_str(),
             // `{"type": {...}}` / `{"type": [...]}`: a wrapped type.
-            Some(inner @ (Json::Object(_) | Json::Array(_))) => return self.node(inner, ns),
+            Some(inner @ (Json::Object(_) | Json::Array(_))) => {
+                return self
+                    .node(inner, ns)
+                    .map_err(|e| e.at(PathSegment::key("type")))
+            }
             Some(other) => {
-                return err(format!(
-                    "\"type\" must be a string, array or object, found {other}"
-                ))
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!("\"type\" must be a string, array or object, found {other}"),
+                )
             }
             None => {
-                return err(format!(
-                    "a type object has no \"type\": {}",
-                    Json::Object(obj.clone())
-                ))
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!(
+                        "a type object has no \"type\": {}",
+                        Json::Object(obj.clone())
+                    ),
+                )
             }
         };
         match ty {
@@ -206,15 +248,21 @@ impl Parser {
             "fixed" => self.fixed(obj, ns),
             "array" => {
                 let Some(items) = obj.get("items") else {
-                    return err("an array type has no \"items\"");
+                    return err(SchemaErrorKind::Malformed, "an array type has no \"items\"");
                 };
-                Ok(Node::Array(Box::new(self.node(items, ns)?)))
+                let items = self
+                    .node(items, ns)
+                    .map_err(|e| e.at(PathSegment::key("items")))?;
+                Ok(Node::Array(Box::new(items)))
             }
             "map" => {
                 let Some(values) = obj.get("values") else {
-                    return err("a map type has no \"values\"");
+                    return err(SchemaErrorKind::Malformed, "a map type has no \"values\"");
                 };
-                Ok(Node::Map(Box::new(self.node(values, ns)?)))
+                let values = self
+                    .node(values, ns)
+                    .map_err(|e| e.at(PathSegment::key("values")))?;
+                Ok(Node::Map(Box::new(values)))
             }
             name => match Primitive::from_name(name) {
                 Some(p) => Ok(Node::Primitive(p, primitive_logical(p, obj))),
@@ -233,7 +281,10 @@ impl Parser {
         let aliases = self.aliases(obj, name.namespace(), &name.full())?;
         let doc = get_str(obj, "doc", &name.full())?.map(str::to_string);
         let Some(Json::Array(fields_json)) = obj.get("fields") else {
-            return err(format!("record \"{name}\" has no \"fields\" array"));
+            return err(
+                SchemaErrorKind::Malformed,
+                format!("record \"{name}\" has no \"fields\" array"),
+            );
         };
         let index = self.register(NamedType {
             name: name.clone(),
@@ -246,36 +297,70 @@ impl Parser {
         })?;
         let inner_ns = name.namespace().map(str::to_string);
         let mut fields: Vec<Field> = Vec::with_capacity(fields_json.len());
-        for field_json in fields_json {
+        for (i, field_json) in fields_json.iter().enumerate() {
+            let field = self
+                .field(field_json, &name, inner_ns.as_deref(), &fields)
+                .map_err(|e| e.at(PathSegment::Index(i)).at(PathSegment::key("fields")))?;
+            fields.push(field);
+        }
+        if let NamedDef::Record(r) = &mut self.named[index].def {
+            r.fields = fields;
+        }
+        Ok(Node::Named(index))
+    }
+
+    /// One field of record `name` (`fields`: the ones before it).
+    fn field(
+        &mut self,
+        field_json: &Json,
+        name: &FullName,
+        inner_ns: Option<&str>,
+        fields: &[Field],
+    ) -> Result<Field, SchemaError> {
+        {
             let Json::Object(f) = field_json else {
-                return err(format!("a field of record \"{name}\" is not an object"));
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!("a field of record \"{name}\" is not an object"),
+                );
             };
             let Some(fname) = get_str(f, "name", &name.full())? else {
-                return err(format!("a field of record \"{name}\" has no \"name\""));
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!("a field of record \"{name}\" has no \"name\""),
+                );
             };
             if !is_valid_name(fname) {
-                return err(format!(
-                    "invalid field name \"{fname}\" in record \"{name}\""
-                ));
+                return err(
+                    SchemaErrorKind::InvalidName,
+                    format!("invalid field name \"{fname}\" in record \"{name}\""),
+                );
             }
             if fields.iter().any(|x| x.name == fname) {
-                return err(format!(
-                    "record \"{name}\" has two fields named \"{fname}\""
-                ));
+                return err(
+                    SchemaErrorKind::DuplicateName,
+                    format!("record \"{name}\" has two fields named \"{fname}\""),
+                );
             }
             let Some(type_json) = f.get("type") else {
-                return err(format!("field \"{name}.{fname}\" has no \"type\""));
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!("field \"{name}.{fname}\" has no \"type\""),
+                );
             };
-            let ty = self.node(type_json, inner_ns.as_deref())?;
+            let ty = self
+                .node(type_json, inner_ns)
+                .map_err(|e| e.at(PathSegment::key("type")))?;
             let order = match f.get("order") {
                 None => SortOrder::Ascending,
                 Some(Json::String(o)) if o == "ascending" => SortOrder::Ascending,
                 Some(Json::String(o)) if o == "descending" => SortOrder::Descending,
                 Some(Json::String(o)) if o == "ignore" => SortOrder::Ignore,
                 Some(other) => {
-                    return err(format!(
-                        "field \"{name}.{fname}\" has an invalid order {other}"
-                    ))
+                    return err(
+                        SchemaErrorKind::Malformed,
+                        format!("field \"{name}.{fname}\" has an invalid order {other}"),
+                    )
                 }
             };
             let aliases = match f.get("aliases") {
@@ -284,28 +369,30 @@ impl Parser {
                     .iter()
                     .map(|x| match x {
                         Json::String(s) if is_valid_name(s) => Ok(s.clone()),
-                        other => err(format!("invalid alias {other} of field \"{name}.{fname}\"")),
+                        other => err(
+                            SchemaErrorKind::InvalidName,
+                            format!("invalid alias {other} of field \"{name}.{fname}\""),
+                        ),
                     })
                     .collect::<Result<_, _>>()?,
                 Some(other) => {
-                    return err(format!(
-                        "aliases of field \"{name}.{fname}\" must be an array, found {other}"
-                    ))
+                    return err(
+                        SchemaErrorKind::Malformed,
+                        format!(
+                            "aliases of field \"{name}.{fname}\" must be an array, found {other}"
+                        ),
+                    )
                 }
             };
-            fields.push(Field {
+            Ok(Field {
                 name: fname.to_string(),
                 ty,
                 default: f.get("default").cloned(),
                 order,
                 aliases,
                 doc: get_str(f, "doc", fname)?.map(str::to_string),
-            });
+            })
         }
-        if let NamedDef::Record(r) = &mut self.named[index].def {
-            r.fields = fields;
-        }
-        Ok(Node::Named(index))
     }
 
     fn enumeration(
@@ -316,20 +403,30 @@ impl Parser {
         let name = self.make_name(obj, ns, "enum")?;
         let aliases = self.aliases(obj, name.namespace(), &name.full())?;
         let Some(Json::Array(symbols_json)) = obj.get("symbols") else {
-            return err(format!("enum \"{name}\" has no \"symbols\" array"));
+            return err(
+                SchemaErrorKind::Malformed,
+                format!("enum \"{name}\" has no \"symbols\" array"),
+            );
         };
         let mut symbols: Vec<String> = Vec::with_capacity(symbols_json.len());
         for s in symbols_json {
             let Json::String(s) = s else {
-                return err(format!(
-                    "enum \"{name}\" has a symbol that is not a string: {s}"
-                ));
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!("enum \"{name}\" has a symbol that is not a string: {s}"),
+                );
             };
             if !is_valid_name(s) {
-                return err(format!("enum \"{name}\" has an invalid symbol \"{s}\""));
+                return err(
+                    SchemaErrorKind::InvalidName,
+                    format!("enum \"{name}\" has an invalid symbol \"{s}\""),
+                );
             }
             if symbols.contains(s) {
-                return err(format!("enum \"{name}\" has the symbol \"{s}\" twice"));
+                return err(
+                    SchemaErrorKind::DuplicateName,
+                    format!("enum \"{name}\" has the symbol \"{s}\" twice"),
+                );
             }
             symbols.push(s.clone());
         }
@@ -337,9 +434,10 @@ impl Parser {
             None => None,
             Some(Json::String(d)) if symbols.contains(d) => Some(d.clone()),
             Some(other) => {
-                return err(format!(
-                    "enum \"{name}\" has a default {other} that is not one of its symbols"
-                ))
+                return err(
+                    SchemaErrorKind::InvalidDefault,
+                    format!("enum \"{name}\" has a default {other} that is not one of its symbols"),
+                )
             }
         };
         let doc = get_str(obj, "doc", &name.full())?.map(str::to_string);
@@ -358,9 +456,10 @@ impl Parser {
         let size = match obj.get("size").and_then(Json::as_u64) {
             Some(s) if s <= i32::MAX as u64 => s as usize,
             _ => {
-                return err(format!(
-                    "fixed \"{name}\" needs a non-negative integer \"size\""
-                ))
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!("fixed \"{name}\" needs a non-negative integer \"size\""),
+                )
             }
         };
         let logical = fixed_logical(size, obj);
@@ -380,10 +479,13 @@ impl Parser {
                 for f in &r.fields {
                     if let Some(d) = &f.default {
                         self.check_default(&f.ty, d, 0).map_err(|why| {
-                            SchemaError::new(format!(
-                                "the default of field \"{}.{}\" does not match its type: {why}",
-                                ty.name, f.name
-                            ))
+                            SchemaError::new(
+                                SchemaErrorKind::InvalidDefault,
+                                format!(
+                                    "the default of field \"{}.{}\" does not match its type: {why}",
+                                    ty.name, f.name
+                                ),
+                            )
                         })?;
                     }
                 }

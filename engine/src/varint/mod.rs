@@ -50,6 +50,7 @@ use std::mem::MaybeUninit;
 
 /// Why a varint could not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VarintError {
     /// The input ended before the terminating byte (high bit clear).
     Truncated,
@@ -73,6 +74,8 @@ impl std::error::Error for VarintError {}
 
 /// Which kernel implementation is in use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+// Not `#[non_exhaustive]`: `dispatch_kernel!`, which other crates expand, matches it
+// exhaustively so that each kernel's body is monomorphized once and nothing falls back.
 pub enum KernelKind {
     /// The portable byte-at-a-time reference.
     Scalar,

@@ -31,6 +31,8 @@ pub struct Opts {
     pub kernel: Option<avrow_engine::varint::KernelKind>,
     /// Decode threads (`with_threads`); `None` leaves avrow's default.
     pub threads: Option<usize>,
+    /// `with_skip_bad_blocks`
+    pub skip_bad_blocks: bool,
 }
 
 impl Default for Opts {
@@ -43,6 +45,7 @@ impl Default for Opts {
             utf8_view: false,
             kernel: None,
             threads: None,
+            skip_bad_blocks: false,
         }
     }
 }
@@ -71,7 +74,7 @@ impl Opts {
         if let Some(t) = self.threads {
             b = b.with_threads(t);
         }
-        b
+        b.with_skip_bad_blocks(self.skip_bad_blocks)
     }
 }
 

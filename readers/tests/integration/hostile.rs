@@ -5,28 +5,28 @@
 use std::time::{Duration, Instant};
 
 use crate::alloc_guard;
-use crate::harness::{read_avrow_caught, with_timeout, Opts, Src};
+use crate::harness::{read_avrow, read_avrow_caught, with_timeout, Opts, Src};
 
-const SYNC: [u8; 16] = *b"SYNC-MARKER-0123";
+pub(crate) const SYNC: [u8; 16] = *b"SYNC-MARKER-0123";
 
 /// Zigzag varint.
-fn long(out: &mut Vec<u8>, v: i64) {
+pub(crate) fn long(out: &mut Vec<u8>, v: i64) {
     crate::gen::write_long(out, v)
 }
 
-fn varint(v: i64) -> Vec<u8> {
+pub(crate) fn varint(v: i64) -> Vec<u8> {
     let mut o = Vec::new();
     long(&mut o, v);
     o
 }
 
-fn string(out: &mut Vec<u8>, s: &[u8]) {
+pub(crate) fn string(out: &mut Vec<u8>, s: &[u8]) {
     long(out, s.len() as i64);
     out.extend_from_slice(s);
 }
 
 /// A header with the given metadata entries (in order), then the sync marker.
-fn header_with(meta: &[(&str, &[u8])]) -> Vec<u8> {
+pub(crate) fn header_with(meta: &[(&str, &[u8])]) -> Vec<u8> {
     let mut h = b"Obj\x01".to_vec();
     if !meta.is_empty() {
         long(&mut h, meta.len() as i64);
@@ -40,12 +40,12 @@ fn header_with(meta: &[(&str, &[u8])]) -> Vec<u8> {
     h
 }
 
-fn header(schema: &str) -> Vec<u8> {
+pub(crate) fn header(schema: &str) -> Vec<u8> {
     header_with(&[("avro.schema", schema.as_bytes()), ("avro.codec", b"null")])
 }
 
 /// A block: count, byte size, data, sync.
-fn block(count: i64, data: &[u8]) -> Vec<u8> {
+pub(crate) fn block(count: i64, data: &[u8]) -> Vec<u8> {
     let mut b = Vec::new();
     long(&mut b, count);
     long(&mut b, data.len() as i64);
@@ -54,7 +54,7 @@ fn block(count: i64, data: &[u8]) -> Vec<u8> {
     b
 }
 
-fn file(schema: &str, blocks: &[Vec<u8>]) -> Vec<u8> {
+pub(crate) fn file(schema: &str, blocks: &[Vec<u8>]) -> Vec<u8> {
     let mut f = header(schema);
     for b in blocks {
         f.extend_from_slice(b);
@@ -62,7 +62,7 @@ fn file(schema: &str, blocks: &[Vec<u8>]) -> Vec<u8> {
     f
 }
 
-fn rec(fields: &str) -> String {
+pub(crate) fn rec(fields: &str) -> String {
     format!(r#"{{"type":"record","name":"R","fields":[{fields}]}}"#)
 }
 
@@ -523,9 +523,57 @@ fn nested_field_paths_in_errors() {
     let m = expect_err(
         "nested enum index",
         &file(&schema, &[block(1, &d)]),
-        &["field inner.items.e"],
+        &["field inner.items[1].e"],
     );
     assert_block("nested enum index", &m, 0);
+}
+
+#[test]
+fn positions_in_arrays_and_maps_are_in_field_paths() {
+    // lines: array<record{sku: string, qty: int}>; the third line (index 2) of the second
+    // array block holds a bad string, the array's items being split into blocks of 2 and 3.
+    let schema = rec(
+        r#"{"name":"lines","type":{"type":"array","items":{"type":"record","name":"L","fields":[
+            {"name":"sku","type":"string"},{"name":"qty","type":"int"}]}}},
+           {"name":"tags","type":{"type":"map","values":{"type":"array","items":"long"}}}"#,
+    );
+    let line = |d: &mut Vec<u8>, sku: &[u8]| {
+        string(d, sku);
+        long(d, 1);
+    };
+    let mut d = Vec::new();
+    long(&mut d, 2);
+    line(&mut d, b"a");
+    line(&mut d, b"b");
+    long(&mut d, 3);
+    line(&mut d, b"c");
+    line(&mut d, b"\xff\xfe"); // lines[3]: not UTF-8
+    line(&mut d, b"e");
+    long(&mut d, 0);
+    long(&mut d, 0); // tags: empty
+    let m = expect_err(
+        "bad string in an array of records",
+        &file(&schema, &[block(1, &d)]),
+        &["field lines[3].sku"],
+    );
+    assert_block("bad string in an array of records", &m, 0);
+
+    // A map entry whose array value ends early: the entry's position in the map.
+    let mut d = Vec::new();
+    long(&mut d, 0); // lines: empty
+    long(&mut d, 2);
+    string(&mut d, b"x");
+    long(&mut d, 1);
+    long(&mut d, 7);
+    long(&mut d, 0);
+    string(&mut d, b"y");
+    long(&mut d, 1); // one item announced, then the data ends
+    let m = expect_err(
+        "truncated map value",
+        &file(&schema, &[block(1, &d)]),
+        &["field tags[1]"],
+    );
+    assert_block("truncated map value", &m, 0);
 }
 
 #[test]
@@ -750,5 +798,151 @@ fn error_offsets_point_at_the_bad_value() {
             (bad_at..=end).contains(&off),
             "{what}: the error points at byte {off} of the block data, the bad value is at {bad_at}..{end}: {m}"
         );
+    }
+}
+
+// ------------------------------------------------------------------ lying sizes, every codec
+
+/// A zstd frame of `data` whose header declares `declared` bytes of content.
+fn zstd_frame_declaring(data: &[u8], declared: u64) -> Vec<u8> {
+    use std::io::Write;
+    let mut frame = Vec::new();
+    {
+        let mut e = zstd::stream::write::Encoder::new(&mut frame, 3).unwrap();
+        e.set_pledged_src_size(Some(data.len() as u64)).unwrap();
+        e.include_contentsize(true).unwrap();
+        e.include_checksum(false).unwrap();
+        e.write_all(data).unwrap();
+        e.finish().unwrap();
+    }
+    // Magic (4 bytes), the descriptor, an optional window byte, then the content size
+    // (1 byte here): rewrite it as an 8-byte field, not single-segment (window byte added).
+    let descriptor = frame[4];
+    assert_eq!(descriptor >> 6, 0, "a one-byte content size");
+    let single_segment = descriptor & 0x20 != 0;
+    let fcs_at = 5 + usize::from(!single_segment);
+    let mut out = frame[..4].to_vec();
+    out.push((descriptor & 0x1f) | 0xc0);
+    out.push(if single_segment { 0x50 } else { frame[5] }); // window: 2^20 bytes
+    out.extend_from_slice(&declared.to_le_bytes());
+    out.extend_from_slice(&frame[fcs_at + 1..]);
+    assert_eq!(
+        zstd::zstd_safe::get_frame_content_size(&out).unwrap(),
+        Some(declared)
+    );
+    out
+}
+
+#[test]
+fn lying_sizes_in_compressed_data_commit_no_memory() {
+    let data = {
+        let mut d = Vec::new();
+        for i in 0..10 {
+            long(&mut d, i);
+        }
+        d
+    };
+    let codec_file = |codec: &str, blocks: &[Vec<u8>]| {
+        let mut f = header_with(&[
+            ("avro.schema", long_rec().as_bytes()),
+            ("avro.codec", codec.as_bytes()),
+        ]);
+        for b in blocks {
+            f.extend_from_slice(&block(10, b));
+        }
+        f
+    };
+    // snappy: 64 blocks of a few bytes, each declaring 1 GiB (its length preamble).
+    let mut lying_snappy = vec![0x80, 0x80, 0x80, 0x80, 0x04];
+    lying_snappy.extend_from_slice(&[0x00, 0x00]);
+    lying_snappy.extend_from_slice(&crc32fast::hash(&[]).to_be_bytes());
+    let snappy = codec_file("snappy", &vec![lying_snappy; 64]);
+    assert!(snappy.len() < 4096);
+    // zstandard: a frame declaring 1 GiB (the default limit) around 10 bytes.
+    let zstd = codec_file("zstandard", &[zstd_frame_declaring(&data, 1 << 30)]);
+    for (what, bytes, needle) in [
+        ("snappy length preamble", &snappy, "can hold at most"),
+        ("zstd frame content size", &zstd, ""),
+    ] {
+        for src in [Src::Bytes, Src::Stream, Src::Path] {
+            let opts = Opts {
+                src,
+                ..Opts::batch(4)
+            };
+            let (huge_before, _) = alloc_guard::huge();
+            let r = read_avrow_caught(bytes, &opts).expect("no panic");
+            let (huge_after, largest) = alloc_guard::huge();
+            assert_eq!(
+                huge_before, huge_after,
+                "{what} via {src:?}: a huge allocation ({largest} bytes)"
+            );
+            match r {
+                Err(m) => assert!(m.contains(needle), "{what}: {m}"),
+                // A wrong declared size that the decoder corrects is fine, if the data is
+                // right: the zstd frame's 10 bytes are.
+                Ok(d) => assert_eq!(d.num_rows(), 10, "{what}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn every_codec_and_the_null_codec_are_held_to_the_block_size_limit() {
+    // 100 KB of records that compress well, and a 16 KB limit.
+    let mut data = Vec::new();
+    for _ in 0..100_000 {
+        long(&mut data, 0);
+    }
+    let records = 100_000;
+    for codec in ["null", "deflate", "snappy", "zstandard", "bzip2", "xz"] {
+        let mut compressed = data.clone();
+        let c = match codec {
+            "null" => apache_avro::Codec::Null,
+            "deflate" => apache_avro::Codec::Deflate(Default::default()),
+            "snappy" => apache_avro::Codec::Snappy,
+            "zstandard" => apache_avro::Codec::Zstandard(Default::default()),
+            "bzip2" => apache_avro::Codec::Bzip2(Default::default()),
+            _ => apache_avro::Codec::Xz(Default::default()),
+        };
+        c.compress(&mut compressed).unwrap();
+        let mut f = header_with(&[
+            ("avro.schema", long_rec().as_bytes()),
+            ("avro.codec", codec.as_bytes()),
+        ]);
+        f.extend_from_slice(&block(records, &compressed));
+        for src in [Src::Bytes, Src::Stream, Src::Path] {
+            let what = format!("{codec} via {src:?}");
+            let opts = Opts {
+                src,
+                ..Opts::batch(1024)
+            };
+            let limited = match src {
+                Src::Bytes => opts
+                    .builder()
+                    .with_max_block_size(16 << 10)
+                    .read_bytes(f.clone()),
+                Src::Stream => opts
+                    .builder()
+                    .with_max_block_size(16 << 10)
+                    .read_stream(std::io::Cursor::new(f.clone())),
+                Src::Path => {
+                    let dir = tempfile::tempdir().unwrap();
+                    let path = dir.path().join("f.avro");
+                    std::fs::write(&path, &f).unwrap();
+                    opts.builder().with_max_block_size(16 << 10).open(&path)
+                }
+            }
+            .unwrap();
+            let err = limited
+                .into_iter()
+                .find_map(Result::err)
+                .unwrap_or_else(|| panic!("{what}: the limit was not enforced"));
+            let m = err.to_string();
+            assert!(m.contains("limit of 16384 bytes"), "{what}: {m}");
+            assert_eq!(err.block(), Some(0), "{what}");
+            // The same file reads with the default limit.
+            let full = read_avrow(&f, &opts).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(full.num_rows(), records as usize, "{what}");
+        }
     }
 }

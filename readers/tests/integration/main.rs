@@ -12,6 +12,7 @@ mod hostile;
 mod oracle;
 mod parallel;
 mod projection;
+mod recovery;
 mod recursion;
 mod resolution;
 mod robustness;

@@ -31,14 +31,18 @@ impl ListCol {
     /// instructions for a 40 MB file).
     #[inline(never)]
     pub(super) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
-        let mut total = self.offsets[self.offsets.len() - 1] as usize;
+        let first = self.offsets[self.offsets.len() - 1] as usize;
+        let mut total = first;
         while let Some(n) = c.block_count(self.min_item_size)? {
+            // Items before this array block, for the position in an error.
+            let before = total - first;
             total += n;
             if total > i32::MAX as usize {
                 return Err(offsets_overflow(c.pos));
             }
             self.child
-                .decode_many(c, n, self.min_item_size, &mut self.hint)?;
+                .decode_many(c, n, self.min_item_size, &mut self.hint)
+                .map_err(|(i, e)| e.at_index((before + i) as u64))?;
         }
         self.offsets.push(total as i32);
         Ok(())
@@ -74,17 +78,20 @@ impl MapCol {
     /// [`ListCol::decode`], saved Order 1 % but cost Wide, which has no maps, 0.6 %.)
     #[inline(never)]
     pub(super) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
-        let mut total = self.offsets[self.offsets.len() - 1] as usize;
+        let first = self.offsets[self.offsets.len() - 1] as usize;
+        let mut total = first;
         while let Some(n) = c.block_count(self.min_entry_size)? {
+            let before = total - first;
             total += n;
             if total > i32::MAX as usize {
                 return Err(offsets_overflow(c.pos));
             }
             self.keys.offsets.reserve(n);
             self.values.reserve(n, None);
-            for _ in 0..n {
-                self.keys.push(c)?;
-                self.values.decode_inline(c)?;
+            for i in 0..n {
+                let entry = |e: DecodeError| e.at_index((before + i) as u64);
+                self.keys.push(c).map_err(entry)?;
+                self.values.decode_inline(c).map_err(entry)?;
             }
         }
         self.offsets.push(total as i32);
@@ -223,25 +230,27 @@ impl Column {
         n: usize,
         min_size: usize,
         hint: &mut BulkHint,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<(), (usize, DecodeError)> {
+        // Numbers are read in bulk: an error names the block's first item (the array block
+        // in which decoding failed).
         match self {
             Column::Int64(p) => {
                 let start = c.pos;
                 c.k.read_longs_hinted(c.buf, &mut c.pos, n, &mut p.values, hint)
-                    .map_err(|e| DecodeError::new(DecodeErrorKind::Varint(e), start))
+                    .map_err(|e| (0, DecodeError::new(DecodeErrorKind::Varint(e), start)))
             }
             Column::Int32(p) => {
                 let start = c.pos;
                 c.k.read_ints_hinted(c.buf, &mut c.pos, n, &mut p.values, hint)
-                    .map_err(|e| DecodeError::new(DecodeErrorKind::Varint(e), start))
+                    .map_err(|e| (0, DecodeError::new(DecodeErrorKind::Varint(e), start)))
             }
             Column::Float64(p) => {
-                let bytes = c.take(n * 8)?;
+                let bytes = c.take(n * 8).map_err(|e| (0, e))?;
                 extend_le(&mut p.values, bytes);
                 Ok(())
             }
             Column::Float32(p) => {
-                let bytes = c.take(n * 4)?;
+                let bytes = c.take(n * 4).map_err(|e| (0, e))?;
                 extend_le(&mut p.values, bytes);
                 Ok(())
             }
@@ -256,17 +265,17 @@ impl Column {
         c: &mut Cursor<'_, K>,
         n: usize,
         min_size: usize,
-    ) -> Result<(), DecodeError> {
+    ) -> Result<(), (usize, DecodeError)> {
         match self {
-            _ if min_size == 0 => self.append_zero_size(n),
+            _ if min_size == 0 => self.append_zero_size(n).map_err(|e| (0, e)),
             // Records: no reserve per array block (a call and a walk over the fields, ~3 % of
             // Order's 10-line arrays); the batch started with room for the last batch's mean
             // items per list, and pushes grow the buffers when that is not enough.
-            Column::Struct(s) => s.decode_n(c, n).map_err(|(_, e)| e),
+            Column::Struct(s) => s.decode_n(c, n),
             _ => {
                 self.reserve(n, None);
-                for _ in 0..n {
-                    self.decode_inline(c)?;
+                for i in 0..n {
+                    self.decode_inline(c).map_err(|e| (i, e))?;
                 }
                 Ok(())
             }
