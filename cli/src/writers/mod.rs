@@ -1,6 +1,7 @@
 //! The output formats of `convert`, each behind [`BatchWriter`]: Arrow IPC file and stream,
 //! Parquet (columns encoded in parallel), CSV and NDJSON.
 
+pub mod compat;
 mod csv;
 mod ipc;
 pub mod json;

@@ -27,21 +27,24 @@
 //! the same whatever the thread count, and the same as `ArrowWriter` writes with these
 //! properties (same schema conversion, embedded Arrow schema).
 
+use super::compat::{self, Mapping};
 use super::{BatchWriter, WriterOptions};
 use crate::format::Compression;
 use crate::output::Out;
 use anyhow::{anyhow, bail, Context, Result};
 use arrow::array::RecordBatch;
-use arrow::datatypes::{DataType, Field, IntervalUnit, SchemaRef};
+use arrow::datatypes::SchemaRef;
+use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::arrow_writer::{
     compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
     ArrowRowGroupWriterFactory,
 };
-use parquet::arrow::ArrowWriter;
+use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{BrotliLevel, GzipLevel, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -64,34 +67,6 @@ pub const CHUNK_BYTES_IN_FLIGHT: usize = 256 << 20;
 /// new row group starts before the oldest one is appended. At least two row groups are always
 /// allowed (the one finishing and the one receiving rows), at most one per thread.
 pub const GROUP_BYTES_IN_FLIGHT: usize = 512 << 20;
-
-/// The first field (path, reason) under `field` that parquet cannot write: unions (the crate
-/// panics on them in schema conversion) and month-day-nano intervals (Avro `duration`).
-fn unsupported(field: &Field, parent: &str) -> Option<(String, &'static str)> {
-    let path = if parent.is_empty() {
-        field.name().clone()
-    } else {
-        format!("{parent}.{}", field.name())
-    };
-    match field.data_type() {
-        DataType::Union(..) => Some((path, "an Avro union of several types, Arrow Union")),
-        DataType::Interval(IntervalUnit::MonthDayNano) => {
-            Some((path, "an Avro duration, Arrow Interval(MonthDayNano)"))
-        }
-        DataType::Struct(fields) => fields.iter().find_map(|f| unsupported(f, &path)),
-        DataType::List(f)
-        | DataType::LargeList(f)
-        | DataType::ListView(f)
-        | DataType::LargeListView(f)
-        | DataType::FixedSizeList(f, _)
-        | DataType::Map(f, _) => unsupported(f, &path),
-        DataType::Dictionary(_, value) => unsupported(
-            &Field::new(field.name(), value.as_ref().clone(), true),
-            parent,
-        ),
-        _ => None,
-    }
-}
 
 /// The leaf columns of a chunk of batches: `leaves[b][c]` is leaf column `c` of batch `b`.
 struct Chunk {
@@ -208,6 +183,8 @@ fn drain(shared: Arc<Shared>, g: usize, c: usize) {
 /// Parquet output.
 pub struct ParquetWriter {
     file: SerializedFileWriter<Out>,
+    /// Unions, durations and empty records rewritten for Parquet.
+    mapping: Mapping,
     factory: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
     row_group_size: usize,
@@ -232,7 +209,9 @@ pub struct ParquetWriter {
     max_groups: usize,
 }
 
-fn properties(options: &WriterOptions) -> WriterProperties {
+/// The writer properties for `options`, with encodings chosen per column of `descriptor`
+/// (see [`dictionary_pays`]).
+fn properties(options: &WriterOptions, descriptor: &SchemaDescriptor) -> WriterProperties {
     let compression = match options.compression {
         Compression::None => parquet::basic::Compression::UNCOMPRESSED,
         Compression::Zstd => parquet::basic::Compression::ZSTD(ZstdLevel::default()),
@@ -241,11 +220,33 @@ fn properties(options: &WriterOptions) -> WriterProperties {
         Compression::Lz4 => parquet::basic::Compression::LZ4_RAW,
         Compression::Brotli => parquet::basic::Compression::BROTLI(BrotliLevel::default()),
     };
-    WriterProperties::builder()
+    let mut builder = WriterProperties::builder()
         .set_compression(compression)
         .set_max_row_group_row_count(Some(options.row_group_size))
-        .set_created_by(format!("avrow version {}", env!("CARGO_PKG_VERSION")))
-        .build()
+        .set_created_by(format!("avrow version {}", env!("CARGO_PKG_VERSION")));
+    for column in descriptor.columns() {
+        if !dictionary_pays(column) {
+            builder = builder.set_column_dictionary_enabled(column.path().clone(), false);
+        }
+    }
+    builder.build()
+}
+
+/// Whether a dictionary is worth trying for a leaf column. Floating-point values and
+/// timestamps or times are nearly always distinct: a dictionary is built (hashing every
+/// value) only to be abandoned once it outgrows its page, and the values end up PLAIN
+/// anyway. Everything else (strings, enums, integers, dates, decimals) starts with one and
+/// falls back when it does not pay.
+fn dictionary_pays(column: &ColumnDescriptor) -> bool {
+    use parquet::basic::{LogicalType, Type as Physical};
+    match column.physical_type() {
+        Physical::FLOAT | Physical::DOUBLE => false,
+        Physical::INT64 | Physical::INT32 => !matches!(
+            column.logical_type_ref(),
+            Some(LogicalType::Timestamp { .. } | LogicalType::Time { .. })
+        ),
+        _ => true,
+    }
 }
 
 impl ParquetWriter {
@@ -255,15 +256,20 @@ impl ParquetWriter {
     /// The schema has a type Parquet cannot store (unions, durations), or the thread pool
     /// cannot start.
     pub fn new(out: Out, schema: SchemaRef, options: &WriterOptions) -> Result<Self> {
-        for field in schema.fields() {
-            if let Some((path, what)) = unsupported(field, "") {
-                bail!(
-                    "Parquet cannot store column {path} ({what}); leave it out with --columns, \
-                     or write Arrow IPC or NDJSON"
-                );
-            }
+        let mapping = Mapping::new(&schema)?;
+        // The Parquet schema: as the writer would convert it, with durations annotated.
+        let custom = compat::parquet_schema(&mapping, ArrowSchemaConverter::new())?;
+        let descriptor = match &custom {
+            Some(descriptor) => descriptor.clone(),
+            None => ArrowSchemaConverter::new().convert(&mapping.schema)?,
+        };
+        let props = properties(options, &descriptor);
+        let mut writer_options = ArrowWriterOptions::new().with_properties(props);
+        if let Some(descriptor) = custom {
+            writer_options = writer_options.with_parquet_schema(descriptor);
         }
-        let writer = ArrowWriter::try_new(out, schema.clone(), Some(properties(options)))?;
+        let schema = mapping.schema.clone();
+        let writer = ArrowWriter::try_new_with_options(out, schema.clone(), writer_options)?;
         let (file, factory) = writer.into_serialized_writer()?;
         let threads = match options.threads {
             0 => rayon::current_num_threads(),
@@ -282,6 +288,7 @@ impl ParquetWriter {
         };
         Ok(ParquetWriter {
             file,
+            mapping,
             factory,
             schema,
             row_group_size: options.row_group_size.max(1),
@@ -508,6 +515,7 @@ impl ParquetWriter {
 
 impl BatchWriter for ParquetWriter {
     fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let batch = &self.mapping.apply(batch)?;
         let mut offset = 0;
         while offset < batch.num_rows() {
             let take = (self.row_group_size - self.group_rows).min(batch.num_rows() - offset);
@@ -535,7 +543,7 @@ mod tests {
     use super::*;
     use crate::output::CountingWriter;
     use arrow::array::{ArrayRef, Int64Array, ListArray, StringArray};
-    use arrow::datatypes::{Int64Type, Schema};
+    use arrow::datatypes::{DataType, Field, Int64Type, Schema};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use std::sync::Mutex as StdMutex;
 

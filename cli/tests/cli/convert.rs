@@ -75,8 +75,70 @@ fn ipc_stream_outputs_match_fastavro() {
 
 #[test]
 fn parquet_outputs_match_fastavro() {
-    // Parquet has no union type: see errors::parquet_refuses_unions_clearly.
-    convert_all("parquet", "parquet", &[], is_union_fixture);
+    // Every fixture, unions included (mapped: see parquet_mapping_of_unions_durations_and_empty_records).
+    convert_all("parquet", "parquet", &[], |_| false);
+}
+
+#[test]
+fn parquet_mapping_of_unions_durations_and_empty_records() {
+    // Written by fastavro: a general union at the top level, in an array and in a map; a
+    // duration, plain and nullable; records without fields, plain and nullable.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("mapped.avro");
+    crate::harness::python(&format!(
+        r#"
+import fastavro, struct
+schema = {{"type": "record", "name": "M", "fields": [
+  {{"name": "u", "type": ["null", "string", "long", "double",
+     {{"type": "record", "name": "P", "fields": [{{"name": "a", "type": "int"}}]}}]}},
+  {{"name": "us", "type": {{"type": "array", "items": ["int", "string"]}}}},
+  {{"name": "um", "type": {{"type": "map", "values": ["boolean", "bytes", "null"]}}}},
+  {{"name": "d", "type": {{"type": "fixed", "name": "D", "size": 12, "logicalType": "duration"}}}},
+  {{"name": "dn", "type": ["null", "D"]}},
+  {{"name": "e", "type": {{"type": "record", "name": "E", "fields": []}}}},
+  {{"name": "en", "type": ["null", "E"]}}
+]}}
+def dur(m, d, ms):
+    return struct.pack("<III", m, d, ms)
+rows = []
+for i in range(300):
+    u = [None, "s%d" % i, i * 1000003, i / 7.0, {{"a": i}}][i % 5]
+    rows.append({{
+        "u": u,
+        "us": [i, "x%d" % i] if i % 3 else [],
+        "um": {{"k": True, "b": b"\x00\xff", "n": None}} if i % 2 else {{}},
+        "d": dur(i, 2 * i, 4294967295 - i),
+        "dn": None if i % 4 == 0 else dur(2147483647, i, 3),
+        "e": {{}},
+        "en": None if i % 3 == 0 else {{}},
+    }})
+with open({path:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(schema), rows, sync_interval=2000)
+"#,
+        path = input.display().to_string()
+    ));
+    let output = dir.path().join("mapped.parquet");
+    convert(&input, &output, &[]);
+    let reports = oracle_all(&[Check::new("parquet", &output, &[&input])]);
+    assert_eq!(reports[0]["rows"], 300);
+    // The Parquet types as another reader sees them.
+    let layout = crate::harness::python(&format!(
+        r#"
+import pyarrow.parquet as pq
+s = pq.ParquetFile({path:?}).schema
+for name in ["u", "d", "e"]:
+    col = [c for c in s if c.path.split(".")[0] == name]
+    print(name, [(c.path, c.physical_type, c.logical_type.type) for c in col])
+"#,
+        path = output.display().to_string()
+    ));
+    assert!(
+        layout.contains("('u.member0', 'BYTE_ARRAY', 'STRING')"),
+        "{layout}"
+    );
+    assert!(layout.contains("('u.member3.a', 'INT32'"), "{layout}");
+    assert!(layout.contains("('d', 'FIXED_LEN_BYTE_ARRAY'"), "{layout}");
+    assert!(layout.contains("('e.__empty'"), "{layout}");
 }
 
 #[test]

@@ -332,33 +332,6 @@ fn options_that_do_not_fit_the_format() {
 }
 
 #[test]
-fn parquet_refuses_unions_clearly() {
-    let dir = tempfile::tempdir().unwrap();
-    let output = dir.path().join("u.parquet");
-    let input = fixture("apache/with-union.avro");
-    let err = fails(&[os("convert"), os(&input), os("-o"), os(&output)], 1);
-    assert!(err.contains("Parquet cannot store column data1"), "{err}");
-    assert!(names_in(dir.path()).is_empty());
-    // Leaving the union columns out works.
-    avrow()
-        .arg("convert")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .args(["--columns", "data2", "-q"])
-        .assert()
-        .code(1); // data2 is a record holding a union: still refused
-    avrow()
-        .arg("convert")
-        .arg(fixture("spark/alltypes_plain.avro"))
-        .arg("-o")
-        .arg(&output)
-        .args(["--columns", "id,string_col", "-q"])
-        .assert()
-        .success();
-}
-
-#[test]
 fn unknown_projection_column() {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("p.arrow");

@@ -1,0 +1,408 @@
+//! The Avro → Parquet mapping for what Parquet cannot store as Arrow has it. Every other type
+//! goes through unchanged; these are rewritten, column by column, before the Parquet writer
+//! sees them:
+//!
+//! - a general union (Arrow dense `Union`) becomes a struct with one nullable child per
+//!   non-null branch, named `member0`, `member1`, ... in branch order (Spark's `spark-avro`
+//!   naming): in each row exactly the child of the row's branch is set, and the struct itself
+//!   is null when the value is the union's `null` branch;
+//! - an Avro `duration` (Arrow `Interval(MonthDayNano)`, nanoseconds a whole number of
+//!   milliseconds) becomes Parquet's `INTERVAL`: 12 bytes, months, days and milliseconds as
+//!   little-endian unsigned 32-bit integers, exactly Avro's own encoding (lossless);
+//! - a record without fields (an empty Arrow struct) becomes a struct with one all-null child
+//!   named `__empty` (Arrow `Null`), so that the record's presence (its validity) survives.
+//!
+//! The same rewriting applies inside lists, maps and structs.
+
+use anyhow::{anyhow, bail, Result};
+use arrow::array::{
+    Array, ArrayRef, AsArray, FixedSizeBinaryArray, ListArray, MapArray, NullArray, StructArray,
+    UInt32Array,
+};
+use arrow::buffer::NullBuffer;
+use arrow::datatypes::{
+    DataType, Field, FieldRef, Fields, IntervalMonthDayNanoType, IntervalUnit, Schema, SchemaRef,
+};
+use arrow::record_batch::{RecordBatch, RecordBatchOptions};
+use std::sync::Arc;
+
+/// The child that stands for a record without fields.
+pub const EMPTY_RECORD_CHILD: &str = "__empty";
+
+/// Field metadata naming the mapping a rewritten field went through (`union`, `duration`,
+/// `empty-record`), so that readers of the Parquet file (through its embedded Arrow schema)
+/// can tell a rewritten union from a record.
+pub const MAPPING_KEY: &str = "avrow.parquet.mapping";
+
+/// Member field metadata: the union branch's own name (its Avro type) and index.
+pub const BRANCH_KEY: &str = "avrow.union.branch";
+
+/// Field metadata key marking the fields that hold durations while the Parquet schema is
+/// computed (`PARQUET:field_id` is carried into the Parquet schema by the converter).
+const FIELD_ID: &str = "PARQUET:field_id";
+
+/// First field id used to find the duration columns in the Parquet schema.
+const DURATION_ID_BASE: i32 = 1 << 30;
+
+/// Whether `data_type` (or anything inside it) needs rewriting for Parquet.
+pub fn needs_mapping(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Union(..) | DataType::Interval(IntervalUnit::MonthDayNano) => true,
+        DataType::Struct(fields) => {
+            fields.is_empty() || fields.iter().any(|f| needs_mapping(f.data_type()))
+        }
+        DataType::List(f) | DataType::LargeList(f) | DataType::Map(f, _) => {
+            needs_mapping(f.data_type())
+        }
+        DataType::FixedSizeList(f, _) | DataType::ListView(f) | DataType::LargeListView(f) => {
+            needs_mapping(f.data_type())
+        }
+        DataType::Dictionary(_, value) => needs_mapping(value),
+        _ => false,
+    }
+}
+
+/// The Parquet-compatible Arrow type of `data_type`.
+pub fn map_type(data_type: &DataType) -> Result<DataType> {
+    Ok(match data_type {
+        DataType::Union(fields, _) => DataType::Struct(union_members(fields)?),
+        DataType::Interval(IntervalUnit::MonthDayNano) => DataType::FixedSizeBinary(12),
+        DataType::Struct(fields) if fields.is_empty() => {
+            DataType::Struct(Fields::from(vec![Field::new(
+                EMPTY_RECORD_CHILD,
+                DataType::Null,
+                true,
+            )]))
+        }
+        DataType::Struct(fields) => DataType::Struct(
+            fields
+                .iter()
+                .map(map_field)
+                .collect::<Result<Vec<_>>>()?
+                .into(),
+        ),
+        DataType::List(f) => DataType::List(map_field(f)?),
+        DataType::LargeList(f) => DataType::LargeList(map_field(f)?),
+        DataType::Map(f, sorted) => DataType::Map(map_field(f)?, *sorted),
+        other if needs_mapping(other) => bail!("Parquet cannot store {other}"),
+        other => other.clone(),
+    })
+}
+
+fn map_field(field: &FieldRef) -> Result<FieldRef> {
+    if !needs_mapping(field.data_type()) {
+        return Ok(field.clone());
+    }
+    let nullable = field.is_nullable() || matches!(field.data_type(), DataType::Union(..));
+    let mut metadata = field.metadata().clone();
+    let kind = match field.data_type() {
+        DataType::Union(..) => Some("union"),
+        DataType::Interval(IntervalUnit::MonthDayNano) => Some("duration"),
+        DataType::Struct(fields) if fields.is_empty() => Some("empty-record"),
+        _ => None,
+    };
+    if let Some(kind) = kind {
+        metadata.insert(MAPPING_KEY.to_string(), kind.to_string());
+    }
+    Ok(Arc::new(
+        Field::new(field.name(), map_type(field.data_type())?, nullable).with_metadata(metadata),
+    ))
+}
+
+/// `member0..` for the non-null branches of a union.
+fn union_members(fields: &arrow::datatypes::UnionFields) -> Result<Fields> {
+    let mut members = Vec::new();
+    for (type_id, f) in fields.iter() {
+        if f.data_type() == &DataType::Null {
+            continue;
+        }
+        let mut metadata = f.metadata().clone();
+        metadata.insert(BRANCH_KEY.to_string(), format!("{type_id}:{}", f.name()));
+        let member = Field::new(
+            format!("member{}", members.len()),
+            f.data_type().clone(),
+            true,
+        )
+        .with_metadata(metadata);
+        members.push(map_field(&Arc::new(member))?);
+    }
+    Ok(members.into())
+}
+
+/// The Parquet-compatible form of `array` (of type `data_type`).
+pub fn map_array(array: &ArrayRef) -> Result<ArrayRef> {
+    if !needs_mapping(array.data_type()) {
+        return Ok(array.clone());
+    }
+    Ok(match array.data_type() {
+        DataType::Union(fields, _) => {
+            let union = array.as_union();
+            let type_ids = union.type_ids();
+            let members = union_members(fields)?;
+            let mut children: Vec<ArrayRef> = Vec::with_capacity(members.len());
+            let mut null_branches = Vec::new();
+            for (type_id, f) in fields.iter() {
+                if f.data_type() == &DataType::Null {
+                    null_branches.push(type_id);
+                    continue;
+                }
+                let child = union.child(type_id);
+                let indices: UInt32Array = (0..union.len())
+                    .map(|i| (type_ids[i] == type_id).then(|| union.value_offset(i) as u32))
+                    .collect();
+                let taken = arrow::compute::take(child.as_ref(), &indices, None)?;
+                children.push(map_array(&taken)?);
+            }
+            let validity: NullBuffer = (0..union.len())
+                .map(|i| !null_branches.contains(&type_ids[i]))
+                .collect();
+            let nulls = (validity.null_count() > 0).then_some(validity);
+            if members.is_empty() {
+                bail!("a union with only a null branch cannot be stored in Parquet");
+            }
+            Arc::new(StructArray::try_new(members, children, nulls)?)
+        }
+        DataType::Interval(IntervalUnit::MonthDayNano) => {
+            let intervals = array.as_primitive::<IntervalMonthDayNanoType>();
+            let mut bytes = Vec::with_capacity(intervals.len() * 12);
+            for v in intervals.values() {
+                // Avro durations are unsigned; avrow decodes them into i32 fields without
+                // changing their bits, and nanoseconds are whole milliseconds.
+                let millis = u32::try_from(v.nanoseconds / 1_000_000)
+                    .map_err(|_| anyhow!("duration milliseconds out of range"))?;
+                bytes.extend_from_slice(&(v.months as u32).to_le_bytes());
+                bytes.extend_from_slice(&(v.days as u32).to_le_bytes());
+                bytes.extend_from_slice(&millis.to_le_bytes());
+            }
+            Arc::new(FixedSizeBinaryArray::try_new(
+                12,
+                bytes.into(),
+                intervals.nulls().cloned(),
+            )?)
+        }
+        DataType::Struct(fields) if fields.is_empty() => {
+            let s = array.as_struct();
+            let DataType::Struct(mapped) = map_type(array.data_type())? else {
+                unreachable!("a struct maps to a struct")
+            };
+            Arc::new(StructArray::try_new(
+                mapped,
+                vec![Arc::new(NullArray::new(s.len()))],
+                s.nulls().cloned(),
+            )?)
+        }
+        DataType::Struct(_) => {
+            let s = array.as_struct();
+            let DataType::Struct(mapped) = map_type(array.data_type())? else {
+                unreachable!("a struct maps to a struct")
+            };
+            let columns = s
+                .columns()
+                .iter()
+                .map(map_array)
+                .collect::<Result<Vec<_>>>()?;
+            Arc::new(StructArray::try_new(mapped, columns, s.nulls().cloned())?)
+        }
+        DataType::List(f) => {
+            let list = array.as_list::<i32>();
+            Arc::new(ListArray::try_new(
+                map_field(f)?,
+                list.offsets().clone(),
+                map_array(list.values())?,
+                list.nulls().cloned(),
+            )?)
+        }
+        DataType::Map(f, sorted) => {
+            let map = array.as_map();
+            let entries: ArrayRef = Arc::new(map.entries().clone());
+            let entries = map_array(&entries)?;
+            Arc::new(MapArray::try_new(
+                map_field(f)?,
+                map.offsets().clone(),
+                entries.as_struct().clone(),
+                map.nulls().cloned(),
+                *sorted,
+            )?)
+        }
+        other => bail!("Parquet cannot store {other}"),
+    })
+}
+
+/// How one schema is written to Parquet: the mapped Arrow schema, and the same schema with
+/// the duration fields marked by field ids (for annotating them as `INTERVAL`).
+pub struct Mapping {
+    /// The schema the batches are written with.
+    pub schema: SchemaRef,
+    /// Whether any column is rewritten.
+    pub active: bool,
+    /// `schema` with `PARQUET:field_id` on the duration fields (ids from
+    /// [`DURATION_ID_BASE`]).
+    pub marked: Option<Schema>,
+}
+
+impl Mapping {
+    /// The mapping of `schema`.
+    ///
+    /// # Errors
+    /// A type no mapping covers (a dictionary of unions, say).
+    pub fn new(schema: &SchemaRef) -> Result<Mapping> {
+        if !schema.fields().iter().any(|f| needs_mapping(f.data_type())) {
+            return Ok(Mapping {
+                schema: schema.clone(),
+                active: false,
+                marked: None,
+            });
+        }
+        let fields = schema
+            .fields()
+            .iter()
+            .map(map_field)
+            .collect::<Result<Vec<_>>>()?;
+        let mapped = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+        let mut next_id = DURATION_ID_BASE;
+        let marked_fields: Vec<FieldRef> = schema
+            .fields()
+            .iter()
+            .zip(mapped.fields())
+            .map(|(original, mapped)| mark(original.data_type(), mapped, &mut next_id))
+            .collect();
+        let marked = (next_id > DURATION_ID_BASE)
+            .then(|| Schema::new_with_metadata(marked_fields, schema.metadata().clone()));
+        Ok(Mapping {
+            schema: mapped,
+            active: true,
+            marked,
+        })
+    }
+
+    /// `batch` in the mapped schema.
+    ///
+    /// # Errors
+    /// A value the mapping cannot hold.
+    pub fn apply(&self, batch: &RecordBatch) -> Result<RecordBatch> {
+        if !self.active {
+            return Ok(batch.clone());
+        }
+        let columns = batch
+            .columns()
+            .iter()
+            .map(map_array)
+            .collect::<Result<Vec<_>>>()?;
+        let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+        Ok(RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &options,
+        )?)
+    }
+}
+
+/// `mapped` (the mapping of a field of type `original`) with a field id on every field that
+/// holds a duration.
+fn mark(original: &DataType, mapped: &FieldRef, next_id: &mut i32) -> FieldRef {
+    let with_id = |field: &Field, id: i32| {
+        let mut metadata = field.metadata().clone();
+        metadata.insert(FIELD_ID.to_string(), id.to_string());
+        Arc::new(field.clone().with_metadata(metadata))
+    };
+    match (original, mapped.data_type()) {
+        (DataType::Interval(IntervalUnit::MonthDayNano), _) => {
+            let id = *next_id;
+            *next_id += 1;
+            with_id(mapped, id)
+        }
+        (DataType::Struct(of), DataType::Struct(mf)) if !of.is_empty() => {
+            let children: Vec<FieldRef> = of
+                .iter()
+                .zip(mf)
+                .map(|(o, m)| mark(o.data_type(), m, next_id))
+                .collect();
+            Arc::new(
+                mapped
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::Struct(children.into())),
+            )
+        }
+        (DataType::Union(of, _), DataType::Struct(mf)) => {
+            let branches = of.iter().filter(|(_, f)| f.data_type() != &DataType::Null);
+            let children: Vec<FieldRef> = branches
+                .zip(mf)
+                .map(|((_, o), m)| mark(o.data_type(), m, next_id))
+                .collect();
+            Arc::new(
+                mapped
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::Struct(children.into())),
+            )
+        }
+        (DataType::List(o), DataType::List(m)) => {
+            let child = mark(o.data_type(), m, next_id);
+            Arc::new(
+                mapped
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::List(child)),
+            )
+        }
+        (DataType::Map(o, _), DataType::Map(m, sorted)) => {
+            let child = mark(o.data_type(), m, next_id);
+            Arc::new(
+                mapped
+                    .as_ref()
+                    .clone()
+                    .with_data_type(DataType::Map(child, *sorted)),
+            )
+        }
+        _ => mapped.clone(),
+    }
+}
+
+/// The Parquet schema of `mapping`, with the duration columns annotated as `INTERVAL`.
+///
+/// # Errors
+/// The schema does not convert.
+pub fn parquet_schema(
+    mapping: &Mapping,
+    converter: parquet::arrow::ArrowSchemaConverter<'_>,
+) -> Result<Option<parquet::schema::types::SchemaDescriptor>> {
+    use parquet::basic::ConvertedType;
+    use parquet::schema::types::{SchemaDescriptor, Type, TypePtr};
+    let Some(marked) = &mapping.marked else {
+        return Ok(None);
+    };
+    let descriptor = converter.convert(marked)?;
+    fn rebuild(t: &TypePtr) -> Result<TypePtr> {
+        let info = t.get_basic_info();
+        let id = info.has_id().then(|| info.id());
+        match t.as_ref() {
+            Type::PrimitiveType {
+                physical_type,
+                type_length,
+                ..
+            } if id.is_some_and(|id| id >= DURATION_ID_BASE) => Ok(Arc::new(
+                Type::primitive_type_builder(info.name(), *physical_type)
+                    .with_repetition(info.repetition())
+                    .with_length(*type_length)
+                    .with_converted_type(ConvertedType::INTERVAL)
+                    .build()?,
+            )),
+            Type::PrimitiveType { .. } => Ok(t.clone()),
+            Type::GroupType { fields, .. } => {
+                let fields = fields.iter().map(rebuild).collect::<Result<Vec<_>>>()?;
+                let mut builder = Type::group_type_builder(info.name())
+                    .with_fields(fields)
+                    .with_converted_type(info.converted_type())
+                    .with_logical_type(info.logical_type_ref().cloned())
+                    .with_id(id);
+                if info.has_repetition() {
+                    builder = builder.with_repetition(info.repetition());
+                }
+                Ok(Arc::new(builder.build()?))
+            }
+        }
+    }
+    let root = rebuild(&descriptor.root_schema_ptr())?;
+    Ok(Some(SchemaDescriptor::new(root)))
+}
