@@ -302,3 +302,27 @@ fn unrolled_type_has_the_configured_depth() {
         );
     }
 }
+
+#[test]
+fn a_type_that_refers_to_itself_twice_is_refused_quickly_at_the_default_depth() {
+    // Found by the `schema` fuzz target: 2^16 copies at depth 16, per path.
+    let schema = avrow::Schema::parse(
+        r#"{"type":"record","name":"Tree","fields":[{"name":"label","type":"string"},
+        {"name":"kids","type":{"type":"array","items":"Tree"}},
+        {"name":"named","type":{"type":"map","values":"Tree"}}]}"#,
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let err = avrow::avrow_engine::DecodePlan::new(&schema, &Default::default()).unwrap_err();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(2),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(err.to_string().contains("max_recursion_depth"), "{err}");
+    let options = avrow::avrow_engine::DecodeOptions {
+        max_recursion_depth: 6,
+        ..Default::default()
+    };
+    avrow::avrow_engine::DecodePlan::new(&schema, &options).expect("depth 6 fits");
+}
