@@ -5,13 +5,19 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
-/// `avrow --version`: the crate version and the varint kernel this process decodes with.
+/// `avrow --version`: the crate version, the varint kernel and the bulk path this process
+/// decodes with.
 fn long_version() -> &'static str {
     let kernel = match avrow::avrow_engine::varint::selected() {
         Ok(k) => k.to_string(),
         Err(e) => format!("unavailable ({e})"),
     };
-    Box::leak(format!("{}\nvarint: {kernel}", env!("CARGO_PKG_VERSION")).into_boxed_str())
+    let bulk = match avrow::avrow_engine::varint::selected_bulk() {
+        Ok(k) => k.to_string(),
+        Err(e) => format!("unavailable ({e})"),
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    Box::leak(format!("{version}\nvarint: {kernel}\nbulk: {bulk}").into_boxed_str())
 }
 
 const AFTER_HELP: &str = "\

@@ -202,6 +202,7 @@ impl ReaderBuilder {
     }
 
     fn kernel(&self) -> Result<KernelKind> {
+        varint::selected_bulk().map_err(Error::InvalidArgument)?;
         match self.kernel {
             Some(k) if varint::is_available(k) => Ok(k),
             Some(k) => Err(Error::InvalidArgument(format!(

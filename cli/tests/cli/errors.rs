@@ -417,3 +417,37 @@ fn invalid_varint_kernel_is_reported() {
     assert_eq!(out.status.code(), Some(1));
     assert!(one_error_line(&out.stderr).contains("AVROW_VARINT=warp"));
 }
+
+#[test]
+fn invalid_bulk_path_is_reported() {
+    let out = avrow()
+        .args(["count"])
+        .arg(sample("order"))
+        .env("AVROW_BULK", "warp")
+        .output()
+        .unwrap();
+    // count does not decode: it works whatever the bulk path.
+    assert!(out.status.success());
+    let out = avrow()
+        .args(["head"])
+        .arg(sample("order"))
+        .env("AVROW_BULK", "warp")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(one_error_line(&out.stderr).contains("AVROW_BULK=warp"));
+    // The baseline runs everywhere and decodes like the default.
+    let default = avrow()
+        .args(["head"])
+        .arg(sample("order"))
+        .output()
+        .unwrap();
+    let forced = avrow()
+        .args(["head"])
+        .arg(sample("order"))
+        .env("AVROW_BULK", "baseline")
+        .output()
+        .unwrap();
+    assert!(forced.status.success());
+    assert_eq!(forced.stdout, default.stdout);
+}

@@ -6,11 +6,13 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// The `avrow` binary, with `RUST_BACKTRACE=1` (errors must still be one line) and the default
-/// varint kernel.
+/// The `avrow` binary, with `RUST_BACKTRACE=1` (errors must still be one line), the default
+/// varint kernel and the default bulk path.
 pub fn avrow() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_avrow"));
-    cmd.env("RUST_BACKTRACE", "1").env_remove("AVROW_VARINT");
+    cmd.env("RUST_BACKTRACE", "1")
+        .env_remove("AVROW_VARINT")
+        .env_remove("AVROW_BULK");
     cmd
 }
 

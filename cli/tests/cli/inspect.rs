@@ -496,15 +496,34 @@ fn version_names_the_varint_kernel() {
         ["varint: scalar", "varint: fast", "varint: bmi2"].contains(&kernel),
         "{kernel}"
     );
-    // A forced kernel shows up (scalar runs everywhere).
+    let bulk = lines.next().unwrap();
+    assert!(["bulk: baseline", "bulk: v3"].contains(&bulk), "{bulk}");
+    assert_eq!(lines.next(), None);
+    // A forced kernel and a forced bulk path show up (scalar and baseline run everywhere).
     let out = avrow()
         .arg("--version")
         .env("AVROW_VARINT", "scalar")
+        .env("AVROW_BULK", "baseline")
         .output()
         .unwrap();
     assert!(String::from_utf8(out.stdout)
         .unwrap()
-        .ends_with("varint: scalar\n"));
+        .ends_with("\nvarint: scalar\nbulk: baseline\n"));
+    // A rejected one is named (and --version still succeeds).
+    let out = avrow()
+        .arg("--version")
+        .env("AVROW_BULK", "warp")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.lines()
+            .last()
+            .unwrap()
+            .starts_with("bulk: unavailable (AVROW_BULK=warp: unknown bulk path"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -16,8 +16,16 @@
 //! - `Bmi2` (x86-64 only): `Fast` with PEXT/PDEP, chosen where they are fast.
 //!
 //! Bulk paths (arrays: [`Kernel::read_longs`], [`Kernel::read_ints`], [`Kernel::skip`],
-//! [`Kernel::write_longs`]) additionally pick an instruction set once per call: on x86-64 with
-//! AVX2/BMI1/BMI2/LZCNT/POPCNT the loops are compiled for those features.
+//! [`Kernel::write_longs`] of `fast` and `bmi2`) additionally run loops compiled for an
+//! instruction set chosen once per process ([`BulkKind`], [`selected_bulk`]):
+//! - [`BulkKind::Baseline`]: the target's baseline (SSE2 on x86-64, NEON on aarch64), every
+//!   CPU. Reached on x86-64-v3 CPUs only when forced with `AVROW_BULK=baseline`.
+//! - [`BulkKind::V3`] (x86-64 only): compiled for AVX2/BMI1/BMI2/LZCNT/POPCNT, chosen where
+//!   they are all present.
+//!
+//! Forcing: `AVROW_VARINT=scalar|fast|bmi2` forces the kernel and `AVROW_BULK=baseline|v3` the
+//! bulk path (both read once per process; an unknown or unavailable name is an error that the
+//! readers report and `avrow --version` prints). CI runs the test suites under each.
 //!
 //! Single values: [`Kernel::read_u64`] and [`Kernel::write_u64`] are stateless. A stream of
 //! single values reads faster with a [`ReadHint`] ([`Kernel::read_u64_hinted`]: the length
@@ -35,6 +43,9 @@ mod writer;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
+pub use bulk::{
+    available_bulk_paths, best_bulk, describe_bulk, is_bulk_available, selected_bulk, BulkKind,
+};
 pub use fast::Fast;
 pub use predict::ReadHint;
 pub use scalar::Scalar;

@@ -58,23 +58,31 @@ fn note(size: usize) {
     }
 }
 
+// SAFETY: every method forwards to `System` with its arguments unchanged, so the guard keeps
+// `System`'s guarantees; `note` only counts (atomics) and writes to stderr from a stack buffer,
+// without allocating.
 unsafe impl GlobalAlloc for Guard {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
+        // SAFETY: the caller's guarantees for `alloc` (a non-zero-sized layout) are passed on.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         note(layout.size());
+        // SAFETY: as in `alloc`.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         note(new_size);
+        // SAFETY: `ptr` was allocated by this allocator, that is by `System` (every method
+        // forwards to it), with `layout`; the caller's guarantees on `new_size` are passed on.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` was allocated by `System` with `layout` (see `realloc`).
         unsafe { System.dealloc(ptr, layout) }
     }
 }

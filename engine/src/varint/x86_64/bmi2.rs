@@ -31,7 +31,7 @@ impl Bmi2 {
     }
 
     #[inline(always)]
-    fn pext(self) -> Pext {
+    pub(crate) fn pext(self) -> Pext {
         Pext { _detected: () }
     }
 }
