@@ -242,13 +242,27 @@ pub fn schema(data: &[u8]) {
         return;
     };
     let canonical = schema.canonical_form();
-    match Schema::parse(&canonical) {
-        Ok(again) => assert_eq!(
-            again.canonical_form(),
-            canonical,
-            "the canonical form's canonical form differs"
-        ),
-        Err(e) => panic!("the canonical form {canonical} does not parse: {e}"),
+    // Parsing Canonical Form drops `"namespace"` attributes, so a type in the null namespace
+    // written inside a namespaced one reads back in the enclosing namespace (a limitation of
+    // the specification, shared by the Java implementation): round trips are only checked
+    // where the named types are all in the null namespace or all in some namespace.
+    let mixed = {
+        let named = schema.named_types();
+        let in_null = named
+            .iter()
+            .filter(|t| t.name.namespace().is_none())
+            .count();
+        in_null != 0 && in_null != named.len()
+    };
+    if !mixed {
+        match Schema::parse(&canonical) {
+            Ok(again) => assert_eq!(
+                again.canonical_form(),
+                canonical,
+                "the canonical form's canonical form differs"
+            ),
+            Err(e) => panic!("the canonical form {canonical} does not parse: {e}"),
+        }
     }
     for f in [Fingerprint::Rabin, Fingerprint::Md5, Fingerprint::Sha256] {
         let _ = schema.fingerprint(f);
