@@ -6,6 +6,7 @@ mod differential;
 mod encoder;
 mod engine;
 mod fixtures;
+mod fuzzed;
 mod gen;
 mod harness;
 mod hostile;
