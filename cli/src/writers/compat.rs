@@ -300,16 +300,13 @@ impl Mapping {
 /// `mapped` (the mapping of a field of type `original`) with a field id on every field that
 /// holds a duration.
 fn mark(original: &DataType, mapped: &FieldRef, next_id: &mut i32) -> FieldRef {
-    let with_id = |field: &Field, id: i32| {
-        let mut metadata = field.metadata().clone();
-        metadata.insert(FIELD_ID.to_string(), id.to_string());
-        Arc::new(field.clone().with_metadata(metadata))
-    };
+    let retype = |data_type: DataType| Arc::new(mapped.as_ref().clone().with_data_type(data_type));
     match (original, mapped.data_type()) {
         (DataType::Interval(IntervalUnit::MonthDayNano), _) => {
-            let id = *next_id;
+            let mut metadata = mapped.metadata().clone();
+            metadata.insert(FIELD_ID.to_string(), next_id.to_string());
             *next_id += 1;
-            with_id(mapped, id)
+            Arc::new(mapped.as_ref().clone().with_metadata(metadata))
         }
         (DataType::Struct(of), DataType::Struct(mf)) if !of.is_empty() => {
             let children: Vec<FieldRef> = of
@@ -317,12 +314,7 @@ fn mark(original: &DataType, mapped: &FieldRef, next_id: &mut i32) -> FieldRef {
                 .zip(mf)
                 .map(|(o, m)| mark(o.data_type(), m, next_id))
                 .collect();
-            Arc::new(
-                mapped
-                    .as_ref()
-                    .clone()
-                    .with_data_type(DataType::Struct(children.into())),
-            )
+            retype(DataType::Struct(children.into()))
         }
         (DataType::Union(of, _), DataType::Struct(mf)) => {
             let branches = of.iter().filter(|(_, f)| f.data_type() != &DataType::Null);
@@ -330,30 +322,13 @@ fn mark(original: &DataType, mapped: &FieldRef, next_id: &mut i32) -> FieldRef {
                 .zip(mf)
                 .map(|((_, o), m)| mark(o.data_type(), m, next_id))
                 .collect();
-            Arc::new(
-                mapped
-                    .as_ref()
-                    .clone()
-                    .with_data_type(DataType::Struct(children.into())),
-            )
+            retype(DataType::Struct(children.into()))
         }
         (DataType::List(o), DataType::List(m)) => {
-            let child = mark(o.data_type(), m, next_id);
-            Arc::new(
-                mapped
-                    .as_ref()
-                    .clone()
-                    .with_data_type(DataType::List(child)),
-            )
+            retype(DataType::List(mark(o.data_type(), m, next_id)))
         }
         (DataType::Map(o, _), DataType::Map(m, sorted)) => {
-            let child = mark(o.data_type(), m, next_id);
-            Arc::new(
-                mapped
-                    .as_ref()
-                    .clone()
-                    .with_data_type(DataType::Map(child, *sorted)),
-            )
+            retype(DataType::Map(mark(o.data_type(), m, next_id), *sorted))
         }
         _ => mapped.clone(),
     }
