@@ -3,6 +3,7 @@
 
 pub mod compat;
 mod csv;
+mod encoding;
 mod ipc;
 pub mod json;
 mod parquet;

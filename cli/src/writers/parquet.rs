@@ -23,11 +23,14 @@
 //! - finished row groups are closed (their columns in parallel) and appended to the file in
 //!   order, on the caller's thread.
 //!
-//! One column chunk is always encoded by one writer, in row order: the file is byte for byte
-//! the same whatever the thread count, and the same as `ArrowWriter` writes with these
-//! properties (same schema conversion, embedded Arrow schema).
+//! The file is started once the first [`SAMPLE_ROWS`] rows are in: the encoding of every leaf
+//! column is chosen from them (`encoding.rs`). One column chunk is always encoded by one
+//! writer, in row order: the file is byte for byte the same whatever the thread count or
+//! batch size, and the same as `ArrowWriter` writes with these properties (same schema
+//! conversion, embedded Arrow schema).
 
 use super::compat::{self, Mapping};
+use super::encoding::{self, SAMPLE_ROWS};
 use super::{BatchWriter, WriterOptions};
 use crate::format::Compression;
 use crate::output::Out;
@@ -44,7 +47,7 @@ use parquet::basic::{BrotliLevel, GzipLevel, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::{ColumnDescriptor, SchemaDescriptor};
+use parquet::schema::types::SchemaDescriptor;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use std::io::Write;
@@ -180,11 +183,37 @@ fn drain(shared: Arc<Shared>, g: usize, c: usize) {
     }
 }
 
-/// Parquet output.
+/// Parquet output: gathers the first rows, chooses the encodings from them, then encodes.
 pub struct ParquetWriter {
-    file: SerializedFileWriter<Out>,
     /// Unions, durations and empty records rewritten for Parquet.
     mapping: Mapping,
+    stage: Stage,
+    /// Arrow bytes that make a chunk ([`CHUNK_BYTES`]; smaller in tests).
+    chunk_limit: usize,
+}
+
+enum Stage {
+    /// Gathering the first rows; the file is not started.
+    Sampling(Sampling),
+    Encoding(Box<Encoder>),
+    /// Between the two, or after a failure to start.
+    Poisoned,
+}
+
+/// What starting the file needs, and the first rows (mapped for Parquet).
+struct Sampling {
+    out: Out,
+    options: WriterOptions,
+    /// The Parquet schema, when it differs from the one the converter gives (durations).
+    custom: Option<SchemaDescriptor>,
+    descriptor: SchemaDescriptor,
+    batches: Vec<RecordBatch>,
+    rows: usize,
+}
+
+/// The started file, encoding row groups.
+struct Encoder {
+    file: SerializedFileWriter<Out>,
     factory: ArrowRowGroupWriterFactory,
     schema: SchemaRef,
     row_group_size: usize,
@@ -207,11 +236,18 @@ pub struct ParquetWriter {
     pool: Option<Arc<rayon::ThreadPool>>,
     /// Row groups encoded at the same time at most: one per thread (at least 2).
     max_groups: usize,
+    /// The sampled batches, until they are written.
+    sample: Vec<RecordBatch>,
 }
 
-/// The writer properties for `options`, with encodings chosen per column of `descriptor`
-/// (see [`dictionary_pays`]).
-fn properties(options: &WriterOptions, descriptor: &SchemaDescriptor) -> WriterProperties {
+/// The writer properties for `options`, with the encoding of every leaf column of
+/// `descriptor` chosen from `sample`, the first rows (see `encoding.rs`).
+fn properties(
+    options: &WriterOptions,
+    descriptor: &SchemaDescriptor,
+    schema: &SchemaRef,
+    sample: &[RecordBatch],
+) -> WriterProperties {
     let compression = match options.compression {
         Compression::None => parquet::basic::Compression::UNCOMPRESSED,
         Compression::Zstd => parquet::basic::Compression::ZSTD(ZstdLevel::default()),
@@ -220,41 +256,20 @@ fn properties(options: &WriterOptions, descriptor: &SchemaDescriptor) -> WriterP
         Compression::Lz4 => parquet::basic::Compression::LZ4_RAW,
         Compression::Brotli => parquet::basic::Compression::BROTLI(BrotliLevel::default()),
     };
-    let mut builder = WriterProperties::builder()
+    let builder = WriterProperties::builder()
         .set_compression(compression)
         .set_max_row_group_row_count(Some(options.row_group_size))
         .set_created_by(format!("avrow version {}", env!("CARGO_PKG_VERSION")));
-    for column in descriptor.columns() {
-        if !dictionary_pays(column) {
-            builder = builder.set_column_dictionary_enabled(column.path().clone(), false);
-        }
-    }
-    builder.build()
-}
-
-/// Whether a dictionary is worth trying for a leaf column. Floating-point values and
-/// timestamps or times are nearly always distinct: a dictionary is built (hashing every
-/// value) only to be abandoned once it outgrows its page, and the values end up PLAIN
-/// anyway. Everything else (strings, enums, integers, dates, decimals) starts with one and
-/// falls back when it does not pay.
-fn dictionary_pays(column: &ColumnDescriptor) -> bool {
-    use parquet::basic::{LogicalType, Type as Physical};
-    match column.physical_type() {
-        Physical::FLOAT | Physical::DOUBLE => false,
-        Physical::INT64 | Physical::INT32 => !matches!(
-            column.logical_type_ref(),
-            Some(LogicalType::Timestamp { .. } | LogicalType::Time { .. })
-        ),
-        _ => true,
-    }
+    let compressed = !matches!(options.compression, Compression::None);
+    encoding::choose(builder, descriptor, schema.fields(), sample, compressed).build()
 }
 
 impl ParquetWriter {
-    /// Starts a Parquet file for batches of `schema`.
+    /// A Parquet writer for batches of `schema`; the file is started once the first rows are
+    /// in (or at the end).
     ///
     /// # Errors
-    /// The schema has a type Parquet cannot store (unions, durations), or the thread pool
-    /// cannot start.
+    /// The schema has a type Parquet cannot store.
     pub fn new(out: Out, schema: SchemaRef, options: &WriterOptions) -> Result<Self> {
         let mapping = Mapping::new(&schema)?;
         // The Parquet schema: as the writer would convert it, with durations annotated.
@@ -263,12 +278,58 @@ impl ParquetWriter {
             Some(descriptor) => descriptor.clone(),
             None => ArrowSchemaConverter::new().convert(&mapping.schema)?,
         };
-        let props = properties(options, &descriptor);
+        Ok(ParquetWriter {
+            mapping,
+            stage: Stage::Sampling(Sampling {
+                out,
+                options: *options,
+                custom,
+                descriptor,
+                batches: Vec::new(),
+                rows: 0,
+            }),
+            chunk_limit: CHUNK_BYTES,
+        })
+    }
+
+    /// Chooses the encodings from the rows gathered, starts the file and encodes those rows.
+    fn start(&mut self) -> Result<&mut Encoder> {
+        if let Stage::Sampling(_) = self.stage {
+            let Stage::Sampling(sampling) = std::mem::replace(&mut self.stage, Stage::Poisoned)
+            else {
+                unreachable!("checked above")
+            };
+            let mut encoder =
+                Encoder::new(sampling, self.mapping.schema.clone(), self.chunk_limit)?;
+            for batch in std::mem::take(&mut encoder.sample) {
+                encoder.write(batch)?;
+            }
+            self.stage = Stage::Encoding(Box::new(encoder));
+        }
+        match &mut self.stage {
+            Stage::Encoding(encoder) => Ok(encoder),
+            _ => bail!("the Parquet file could not be started"),
+        }
+    }
+}
+
+impl Encoder {
+    /// Starts the file with the encodings chosen from the sample; the sampled batches are left
+    /// in `sample` for the caller to write.
+    fn new(sampling: Sampling, schema: SchemaRef, chunk_limit: usize) -> Result<Self> {
+        let Sampling {
+            out,
+            options,
+            custom,
+            descriptor,
+            batches,
+            rows: _,
+        } = sampling;
+        let props = properties(&options, &descriptor, &schema, &batches);
         let mut writer_options = ArrowWriterOptions::new().with_properties(props);
         if let Some(descriptor) = custom {
             writer_options = writer_options.with_parquet_schema(descriptor);
         }
-        let schema = mapping.schema.clone();
         let writer = ArrowWriter::try_new_with_options(out, schema.clone(), writer_options)?;
         let (file, factory) = writer.into_serialized_writer()?;
         let threads = match options.threads {
@@ -286,9 +347,8 @@ impl ParquetWriter {
         } else {
             None
         };
-        Ok(ParquetWriter {
+        Ok(Encoder {
             file,
-            mapping,
             factory,
             schema,
             row_group_size: options.row_group_size.max(1),
@@ -297,7 +357,7 @@ impl ParquetWriter {
             next_group: 0,
             chunk: Vec::new(),
             chunk_bytes: 0,
-            chunk_limit: CHUNK_BYTES,
+            chunk_limit,
             in_flight: VecDeque::new(),
             in_flight_bytes: 0,
             max_chunks: CHUNKS_IN_FLIGHT_PER_THREAD * threads,
@@ -310,6 +370,7 @@ impl ParquetWriter {
             }),
             pool,
             max_groups: threads.max(2),
+            sample: batches,
         })
     }
 
@@ -513,9 +574,9 @@ impl ParquetWriter {
     }
 }
 
-impl BatchWriter for ParquetWriter {
-    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let batch = &self.mapping.apply(batch)?;
+impl Encoder {
+    /// Writes a batch already mapped for Parquet, split at row group boundaries.
+    fn write(&mut self, batch: RecordBatch) -> Result<()> {
         let mut offset = 0;
         while offset < batch.num_rows() {
             let take = (self.row_group_size - self.group_rows).min(batch.num_rows() - offset);
@@ -529,12 +590,38 @@ impl BatchWriter for ParquetWriter {
         Ok(())
     }
 
-    fn finish(mut self: Box<Self>) -> Result<Out> {
+    fn finish(mut self) -> Result<Out> {
         self.end_row_group()?;
         self.write_finished(true)?;
         let mut out = self.file.into_inner()?;
         out.flush()?;
         Ok(out)
+    }
+}
+
+impl BatchWriter for ParquetWriter {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let batch = self.mapping.apply(batch)?;
+        match &mut self.stage {
+            Stage::Sampling(sampling) => {
+                sampling.rows += batch.num_rows();
+                sampling.batches.push(batch);
+                if sampling.rows >= SAMPLE_ROWS {
+                    self.start()?;
+                }
+                Ok(())
+            }
+            Stage::Encoding(encoder) => encoder.write(batch),
+            Stage::Poisoned => bail!("the Parquet file could not be started"),
+        }
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<Out> {
+        self.start()?;
+        match std::mem::replace(&mut self.stage, Stage::Poisoned) {
+            Stage::Encoding(encoder) => encoder.finish(),
+            _ => bail!("the Parquet file could not be started"),
+        }
     }
 }
 

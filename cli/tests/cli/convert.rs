@@ -306,6 +306,20 @@ fn parallel_parquet_encoding_is_deterministic() {
         &dir.path().join("t8.parquet"),
         &[&g.wide],
     )]);
+    // The encodings are chosen from the first rows, whatever the batches they come in.
+    let mut files = Vec::new();
+    for (threads, batch) in [("1", "8192"), ("1", "100"), ("2", "777"), ("2", "3000")] {
+        let output = dir
+            .path()
+            .join(format!("telemetry-{threads}-{batch}.parquet"));
+        convert(
+            &g.telemetry,
+            &output,
+            &["--threads", threads, "--batch-size", batch],
+        );
+        files.push(std::fs::read(&output).unwrap());
+    }
+    assert!(files.iter().all(|f| *f == files[0]));
 }
 
 #[test]
