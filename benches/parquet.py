@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """The main job end to end: `avrow convert X.avro -o X.parquet` against DuckDB's
-`COPY (SELECT * FROM read_avro(X)) TO ... (FORMAT parquet)`, both zstd, whole process for
-avrow (the release binary), one `COPY` statement in a fresh DuckDB connection for DuckDB.
-Rounds alternate the two so that a slow stretch of a shared machine hits both.
+`COPY (SELECT * FROM read_avro(X)) TO ... (FORMAT parquet)` and against arrow-rs alone
+(arrow-avro's reader into the parquet crate's `ArrowWriter`, `benches/src/bin/
+arrow_avro_parquet.rs`, one thread whatever the thread count), all zstd. Whole process for
+avrow and arrow-rs (release binaries), one `COPY` statement in a fresh DuckDB connection for
+DuckDB. Rounds alternate the three so that a slow stretch of a shared machine hits all.
+Every output is read back with pyarrow and must hold every row. Dirty pages are flushed
+(`sync`) before every run, so that one run's writes are not written back during the next.
 
     python3 benches/parquet.py [--rounds 7] [--threads 1,2] FILE.avro [FILE.avro ...]
 
-Prints a Markdown table: per file and thread count, the median seconds of each, the ratio
-(DuckDB / avrow) and the output sizes. Needs the Python packages duckdb and
-duckdb-extension-avro, and `cargo build --release -p avrow-cli`.
+Prints a Markdown table: per file and thread count, the median seconds of each, the ratios
+(peer / avrow) and the output sizes. Needs the Python packages duckdb, duckdb-extension-avro
+and pyarrow, and `cargo build --release -p avrow-cli -p avrow-benches`.
 """
 
 import argparse
@@ -24,6 +28,7 @@ import duckdb_extension_avro
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AVROW = os.path.join(ROOT, "target", "release", "avrow")
+ARROW_RS = os.path.join(ROOT, "target", "release", "arrow_avro_parquet")
 
 
 def extension_path():
@@ -34,13 +39,27 @@ def extension_path():
 
 
 def run_avrow(path, out, threads):
+    os.sync()
     start = time.perf_counter()
     subprocess.run([AVROW, "convert", path, "-o", out, "--force", "--quiet",
                     "-j", str(threads)], check=True)
     return time.perf_counter() - start
 
 
+def run_arrow_rs(path, out):
+    os.sync()
+    start = time.perf_counter()
+    subprocess.run([ARROW_RS, path, out], check=True)
+    return time.perf_counter() - start
+
+
+def rows_of(parquet):
+    import pyarrow.parquet as pq
+    return pq.read_table(parquet).num_rows
+
+
 def run_duckdb(path, out, threads):
+    os.sync()
     start = time.perf_counter()
     con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     con.load_extension(extension_path())
@@ -58,20 +77,28 @@ def main():
     parser.add_argument("files", nargs="+")
     args = parser.parse_args()
     threads = [int(t) for t in args.threads.split(",")]
-    print("| file | threads | avrow s | DuckDB s | DuckDB / avrow | avrow MB | DuckDB MB |")
-    print("|---|---|---|---|---|---|---|")
+    print("| file | threads | avrow s | DuckDB s | DuckDB / avrow | arrow-rs s | arrow-rs / avrow "
+          "| avrow MB | DuckDB MB | arrow-rs MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for path in args.files:
+            rows = int(subprocess.run([AVROW, "count", path], check=True, capture_output=True,
+                                      text=True).stdout.split()[0])
             for t in threads:
-                a_out = os.path.join(tmp, "avrow.parquet")
-                d_out = os.path.join(tmp, "duckdb.parquet")
-                a, d = [], []
+                outs = {k: os.path.join(tmp, f"{k}.parquet") for k in ("avrow", "duckdb", "arrow")}
+                a, d, r = [], [], []
                 for _ in range(args.rounds):
-                    a.append(run_avrow(path, a_out, t))
-                    d.append(run_duckdb(path, d_out, t))
-                ma, md = statistics.median(a), statistics.median(d)
+                    a.append(run_avrow(path, outs["avrow"], t))
+                    d.append(run_duckdb(path, outs["duckdb"], t))
+                    r.append(run_arrow_rs(path, outs["arrow"]))
+                for name, out in outs.items():
+                    if rows_of(out) != rows:
+                        raise SystemExit(f"{name} wrote {rows_of(out)} rows of {path}'s {rows}")
+                ma, md, mr = (statistics.median(x) for x in (a, d, r))
+                mb = {k: os.path.getsize(v) / 1e6 for k, v in outs.items()}
                 print(f"| {os.path.basename(path)} | {t} | {ma:.3f} | {md:.3f} | {md / ma:.2f} "
-                      f"| {os.path.getsize(a_out) / 1e6:.1f} | {os.path.getsize(d_out) / 1e6:.1f} |")
+                      f"| {mr:.3f} | {mr / ma:.2f} | {mb['avrow']:.1f} | {mb['duckdb']:.1f} "
+                      f"| {mb['arrow']:.1f} |")
                 sys.stdout.flush()
 
 

@@ -162,10 +162,21 @@ pub struct ConvertArgs {
     #[arg(long, value_enum)]
     pub compression: Option<CompressionArg>,
 
-    /// Rows per Parquet row group.
+    /// Compression level of Parquet output: zstd -7 to 22 (default 1; lower is faster,
+    /// higher smaller), gzip 0 to 9 (default 6), brotli 0 to 11 (default 1).
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub level: Option<i32>,
+
+    /// Rows per Parquet row group, at most.
     #[arg(long, value_name = "ROWS", default_value_t = 1024 * 1024,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub row_group_size: u64,
+
+    /// Parquet row groups of about this much data (as PLAIN-encoded values, estimated from
+    /// the first rows), unless --row-group-size is reached first: bytes, or with a K, M or G
+    /// suffix. Several row groups are encoded at the same time.
+    #[arg(long, value_name = "SIZE", default_value = "32M", value_parser = parse_size)]
+    pub row_group_bytes: usize,
 
     /// Replace outputs that already exist.
     #[arg(long)]

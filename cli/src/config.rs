@@ -79,12 +79,16 @@ pub struct ConvertConfig {
     pub format: Format,
     /// The output compression.
     pub compression: Compression,
+    /// Its level, if not the default (checked).
+    pub level: Option<i32>,
     /// How to read.
     pub read: ReadOptions,
     /// Stop after this many rows (per output).
     pub limit: Option<u64>,
-    /// Rows per Parquet row group.
+    /// Rows per Parquet row group, at most.
     pub row_group_size: usize,
+    /// Bytes of data per Parquet row group, about.
+    pub row_group_bytes: usize,
     /// Replace existing outputs.
     pub force: bool,
     /// No progress bar, no summary.
@@ -124,6 +128,7 @@ impl ConvertConfig {
             (None, None) => return Err(usage("name an output with -o OUTPUT or --output-dir DIR")),
         };
         let compression = Compression::resolve(format, args.compression)?;
+        let level = compression.check_level(format, args.level)?;
         let inputs = inputs::expand(&args.inputs)?;
         if matches!(target, Target::Dir(_)) && inputs.contains(&Input::Stdin) {
             return Err(usage(
@@ -135,6 +140,7 @@ impl ConvertConfig {
             target,
             format,
             compression,
+            level,
             read: ReadOptions {
                 columns: args.columns,
                 batch_size: usize::try_from(args.batch_size).unwrap_or(usize::MAX),
@@ -145,6 +151,7 @@ impl ConvertConfig {
             },
             limit: args.limit,
             row_group_size: usize::try_from(args.row_group_size).unwrap_or(usize::MAX),
+            row_group_bytes: args.row_group_bytes,
             force: args.force,
             quiet,
         })

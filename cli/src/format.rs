@@ -149,6 +149,38 @@ impl Compression {
     }
 }
 
+impl Compression {
+    /// Checks `--level` against the compression and format: zstd -7 to 22, gzip 0 to 9,
+    /// brotli 0 to 11, in Parquet output only.
+    ///
+    /// # Errors
+    /// A level for a compression or format without levels, or out of range.
+    pub fn check_level(self, format: Format, level: Option<i32>) -> Result<Option<i32>> {
+        let Some(level) = level else {
+            return Ok(None);
+        };
+        let range = match (format, self) {
+            (Format::Parquet, Compression::Zstd) => -7..=22,
+            (Format::Parquet, Compression::Gzip) => 0..=9,
+            (Format::Parquet, Compression::Brotli) => 0..=11,
+            _ => {
+                return Err(usage(format!(
+                    "--level applies to zstd, gzip and brotli Parquet output, not {self} {format} \
+                     output"
+                )))
+            }
+        };
+        if !range.contains(&level) {
+            return Err(usage(format!(
+                "--level {level} is out of range for {self} ({} to {})",
+                range.start(),
+                range.end()
+            )));
+        }
+        Ok(Some(level))
+    }
+}
+
 impl fmt::Display for Compression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {

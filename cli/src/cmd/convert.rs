@@ -131,7 +131,10 @@ fn convert(
     };
     let options = WriterOptions {
         compression: config.compression,
+        level: config.level,
         row_group_size: config.row_group_size,
+        row_group_bytes: config.row_group_bytes,
+        batch_size: config.read.batch_size,
         threads: config.read.threads,
     };
     let mut writer = writers::create(config.format, schema, out, &options)

@@ -53,68 +53,93 @@ pub struct Choice {
     pub encoding: Option<Encoding>,
 }
 
-/// Sets the dictionary and encoding of every leaf column of `descriptor` from a sample of
-/// `batches` (the first rows of the file, already mapped for Parquet). `compressed`: the
-/// pages will be compressed.
-pub fn choose(
-    mut builder: WriterPropertiesBuilder,
-    descriptor: &SchemaDescriptor,
-    fields: &Fields,
-    batches: &[RecordBatch],
-    compressed: bool,
-) -> WriterPropertiesBuilder {
-    let choices = choices(descriptor, fields, batches, compressed);
-    for (column, choice) in descriptor.columns().iter().zip(choices) {
-        let path = column.path().clone();
-        builder = builder.set_column_dictionary_enabled(path.clone(), choice.dictionary);
-        if let Some(encoding) = choice.encoding {
-            builder = builder.set_column_encoding(path, encoding);
-        }
-    }
-    builder
+/// What the first rows say: the encoding of every leaf column, and the size of a row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// One per leaf column, in the order of the Parquet schema.
+    pub choices: Vec<Choice>,
+    /// Bytes of a row as PLAIN-encoded values (booleans an eighth of a byte, a string its
+    /// length and 4), estimated from the sample; 0 without rows.
+    pub row_bytes: f64,
 }
 
-/// One [`Choice`] per leaf column of `descriptor`, in its order.
-pub fn choices(
-    descriptor: &SchemaDescriptor,
-    fields: &Fields,
-    batches: &[RecordBatch],
-    compressed: bool,
-) -> Vec<Choice> {
-    // The leaf arrays of every batch, depth first: the order of the Parquet leaf columns.
-    let mut leaves: Vec<Vec<ArrayRef>> = vec![Vec::new(); descriptor.num_columns()];
-    let mut aligned = true;
-    let mut rows = 0;
-    for batch in batches {
-        // Exactly the first rows, so that the choice does not depend on batch sizes.
-        let batch = batch.slice(0, batch.num_rows().min(SAMPLE_ROWS - rows));
-        rows += batch.num_rows();
-        let mut arrays = Vec::with_capacity(descriptor.num_columns());
-        for (field, column) in fields.iter().zip(batch.columns()) {
-            leaf_arrays(field.data_type(), column, &mut arrays);
+impl Plan {
+    /// The plan for the leaf columns of `descriptor` from a sample of `batches` (the first rows
+    /// of the file, already mapped for Parquet, whose fields are `fields`). `compressed`: the
+    /// pages will be compressed.
+    pub fn new(
+        descriptor: &SchemaDescriptor,
+        fields: &Fields,
+        batches: &[RecordBatch],
+        compressed: bool,
+    ) -> Plan {
+        // The leaf arrays of every batch, depth first: the order of the Parquet leaf columns.
+        let mut leaves: Vec<Vec<ArrayRef>> = vec![Vec::new(); descriptor.num_columns()];
+        let mut aligned = true;
+        let mut rows = 0;
+        for batch in batches {
+            // Exactly the first rows, so that the plan does not depend on batch sizes.
+            let batch = batch.slice(0, batch.num_rows().min(SAMPLE_ROWS - rows));
+            rows += batch.num_rows();
+            let mut arrays = Vec::with_capacity(descriptor.num_columns());
+            for (field, column) in fields.iter().zip(batch.columns()) {
+                leaf_arrays(field.data_type(), column, &mut arrays);
+            }
+            if arrays.len() != leaves.len() {
+                aligned = false;
+                break;
+            }
+            for (leaf, array) in leaves.iter_mut().zip(arrays) {
+                leaf.push(array);
+            }
         }
-        if arrays.len() != leaves.len() {
-            aligned = false;
-            break;
-        }
-        for (leaf, array) in leaves.iter_mut().zip(arrays) {
-            leaf.push(array);
-        }
+        let mut bytes = 0.0;
+        let choices = descriptor
+            .columns()
+            .iter()
+            .enumerate()
+            .map(|(c, column)| {
+                let physical = column.physical_type();
+                if !aligned {
+                    return choice(physical, &Sample::Other, compressed);
+                }
+                let sample = Sample::of(&leaves[c]);
+                let valid: usize = leaves[c].iter().map(|a| a.len() - a.null_count()).sum();
+                bytes += valid as f64 * sample.mean_bytes(physical);
+                choice(physical, &sample, compressed)
+            })
+            .collect();
+        let row_bytes = if rows == 0 { 0.0 } else { bytes / rows as f64 };
+        Plan { choices, row_bytes }
     }
-    descriptor
-        .columns()
-        .iter()
-        .enumerate()
-        .map(|(c, column)| {
-            let physical = column.physical_type();
-            let sample = if aligned {
-                Sample::of(&leaves[c])
-            } else {
-                Sample::Other
-            };
-            choice(physical, &sample, compressed)
-        })
-        .collect()
+
+    /// Sets the dictionary and encoding of every leaf column of `descriptor` (the one the
+    /// plan was made for).
+    pub fn apply(
+        &self,
+        mut builder: WriterPropertiesBuilder,
+        descriptor: &SchemaDescriptor,
+    ) -> WriterPropertiesBuilder {
+        for (column, choice) in descriptor.columns().iter().zip(&self.choices) {
+            let path = column.path().clone();
+            builder = builder.set_column_dictionary_enabled(path.clone(), choice.dictionary);
+            if let Some(encoding) = choice.encoding {
+                builder = builder.set_column_encoding(path, encoding);
+            }
+        }
+        builder
+    }
+
+    /// Rows per row group: about `target` bytes of rows, at least [`SAMPLE_ROWS`] (row groups
+    /// of a few rows cost more in metadata than they save), at most `max_rows`.
+    pub fn rows_per_group(&self, target: usize, max_rows: usize) -> usize {
+        let rows = if self.row_bytes > 0.0 {
+            (target as f64 / self.row_bytes) as usize
+        } else {
+            max_rows
+        };
+        rows.max(SAMPLE_ROWS).min(max_rows).max(1)
+    }
 }
 
 /// The rule of the module doc for one column.
@@ -289,6 +314,22 @@ impl Sample {
         }
     }
 
+    /// Mean bytes of a value as PLAIN encodes it.
+    fn mean_bytes(&self, physical: Physical) -> f64 {
+        match (self, physical) {
+            (Sample::Fixed(_, width), _) => *width as f64,
+            (Sample::Bytes(values), _) if !values.is_empty() => {
+                values.iter().map(|v| v.len() + 4).sum::<usize>() as f64 / values.len() as f64
+            }
+            (_, Physical::BOOLEAN) => 0.125,
+            (_, Physical::INT32 | Physical::FLOAT) => 4.0,
+            (_, Physical::INT64 | Physical::DOUBLE) => 8.0,
+            (_, Physical::INT96) => 12.0,
+            // Dictionaries (mapped enums) and others: their indices.
+            _ => 4.0,
+        }
+    }
+
     /// Whether the column's distinct values, estimated from the sample, fit in a dictionary
     /// page. `None` when there are too few values to tell or the type is not looked at.
     fn dictionary_fits(&self) -> Option<bool> {
@@ -370,7 +411,7 @@ mod tests {
             RecordBatch::try_new(schema.clone(), columns.into_iter().map(|c| c.1).collect())
                 .unwrap();
         let descriptor = ArrowSchemaConverter::new().convert(&schema).unwrap();
-        choices(&descriptor, schema.fields(), &[batch], true)
+        Plan::new(&descriptor, schema.fields(), &[batch], true).choices
     }
 
     /// A deterministic pseudo-random sequence.
@@ -466,8 +507,15 @@ mod tests {
         )]));
         let batch = RecordBatch::try_new(schema.clone(), vec![smooth]).unwrap();
         let descriptor = ArrowSchemaConverter::new().convert(&schema).unwrap();
-        let uncompressed = choices(&descriptor, schema.fields(), &[batch], false);
-        assert_eq!(uncompressed[0].encoding, Some(Encoding::PLAIN));
+        let uncompressed = Plan::new(&descriptor, schema.fields(), &[batch], false);
+        assert_eq!(uncompressed.choices[0].encoding, Some(Encoding::PLAIN));
+        // 8 bytes a row; 32 MiB row groups of them, within the bounds.
+        assert_eq!(uncompressed.row_bytes, 8.0);
+        assert_eq!(uncompressed.rows_per_group(32 << 20, 1 << 20), 1 << 20);
+        assert_eq!(uncompressed.rows_per_group(8 << 20, 1 << 20), 1 << 20);
+        assert_eq!(uncompressed.rows_per_group(4 << 20, 1 << 20), 1 << 19);
+        assert_eq!(uncompressed.rows_per_group(1, 1 << 20), SAMPLE_ROWS);
+        assert_eq!(uncompressed.rows_per_group(1, 100), 100);
     }
 
     #[test]

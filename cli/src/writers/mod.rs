@@ -35,8 +35,14 @@ pub trait BatchWriter {
 pub struct WriterOptions {
     /// Compression (already checked against the format).
     pub compression: Compression,
-    /// Rows per Parquet row group.
+    /// Its level (checked), or the default.
+    pub level: Option<i32>,
+    /// Rows per Parquet row group, at most.
     pub row_group_size: usize,
+    /// Bytes of data (PLAIN-encoded values) per Parquet row group, about.
+    pub row_group_bytes: usize,
+    /// Rows per batch the reader yields (all but the last, when read on one thread).
+    pub batch_size: usize,
     /// Parquet encoding threads (0: every core, 1: on the caller's thread).
     pub threads: usize,
 }

@@ -30,7 +30,7 @@
 //! conversion, embedded Arrow schema).
 
 use super::compat::{self, Mapping};
-use super::encoding::{self, SAMPLE_ROWS};
+use super::encoding::{Plan, SAMPLE_ROWS};
 use super::{BatchWriter, WriterOptions};
 use crate::format::Compression;
 use crate::output::Out;
@@ -187,17 +187,82 @@ fn drain(shared: Arc<Shared>, g: usize, c: usize) {
 pub struct ParquetWriter {
     /// Unions, durations and empty records rewritten for Parquet.
     mapping: Mapping,
+    rebatch: Rebatch,
     stage: Stage,
     /// Arrow bytes that make a chunk ([`CHUNK_BYTES`]; smaller in tests).
     chunk_limit: usize,
+    /// The data page size limit, when not the `parquet` crate's default (tests).
+    page_limit: Option<usize>,
 }
 
 enum Stage {
     /// Gathering the first rows; the file is not started.
-    Sampling(Sampling),
+    Sampling(Box<Sampling>),
     Encoding(Box<Encoder>),
     /// Between the two, or after a failure to start.
     Poisoned,
+}
+
+/// Re-cuts a stream of batches at multiples of `size` rows from its start, as one thread
+/// reads them. A column writer checks its page size at the end of every write, so the file
+/// depends on where batches end, and batches read on several threads end short at work-unit
+/// boundaries. Batches already cut right pass through; only the pieces around a short one are
+/// joined (a copy of at most `size` rows).
+struct Rebatch {
+    size: usize,
+    pending: Vec<RecordBatch>,
+    pending_rows: usize,
+}
+
+impl Rebatch {
+    fn new(size: usize) -> Rebatch {
+        Rebatch {
+            size: size.max(1),
+            pending: Vec::new(),
+            pending_rows: 0,
+        }
+    }
+
+    /// Appends to `out` the batches of `size` rows that `batch` completes.
+    fn push(&mut self, batch: &RecordBatch, out: &mut Vec<RecordBatch>) -> Result<()> {
+        let rows = batch.num_rows();
+        let mut offset = 0;
+        if self.pending_rows > 0 {
+            offset = (self.size - self.pending_rows).min(rows);
+            self.pending.push(batch.slice(0, offset));
+            self.pending_rows += offset;
+            if self.pending_rows == self.size {
+                out.extend(self.flush()?);
+            }
+        }
+        while rows - offset >= self.size {
+            out.push(if offset == 0 && rows == self.size {
+                batch.clone()
+            } else {
+                batch.slice(offset, self.size)
+            });
+            offset += self.size;
+        }
+        if offset < rows {
+            self.pending.push(batch.slice(offset, rows - offset));
+            self.pending_rows += rows - offset;
+        }
+        Ok(())
+    }
+
+    /// The rows held back, joined.
+    fn flush(&mut self) -> Result<Option<RecordBatch>> {
+        self.pending_rows = 0;
+        let pending = std::mem::take(&mut self.pending);
+        Ok(match pending.len() {
+            0 => None,
+            1 => pending.into_iter().next(),
+            _ => Some(arrow::compute::concat_batches(
+                &pending[0].schema(),
+                &pending,
+            )?),
+        })
+    }
 }
 
 /// What starting the file needs, and the first rows (mapped for Parquet).
@@ -241,27 +306,47 @@ struct Encoder {
 }
 
 /// The writer properties for `options`, with the encoding of every leaf column of
-/// `descriptor` chosen from `sample`, the first rows (see `encoding.rs`).
+/// `descriptor` as `plan` says.
 fn properties(
     options: &WriterOptions,
     descriptor: &SchemaDescriptor,
-    schema: &SchemaRef,
-    sample: &[RecordBatch],
+    plan: &Plan,
+    rows_per_group: usize,
+    page_limit: Option<usize>,
 ) -> WriterProperties {
+    use parquet::basic::Compression as Codec;
+    // Levels were checked with the arguments; an invalid one falls back to the default.
+    let level = options.level;
+    let unsigned = level.and_then(|l| u32::try_from(l).ok());
     let compression = match options.compression {
-        Compression::None => parquet::basic::Compression::UNCOMPRESSED,
-        Compression::Zstd => parquet::basic::Compression::ZSTD(ZstdLevel::default()),
-        Compression::Snappy => parquet::basic::Compression::SNAPPY,
-        Compression::Gzip => parquet::basic::Compression::GZIP(GzipLevel::default()),
-        Compression::Lz4 => parquet::basic::Compression::LZ4_RAW,
-        Compression::Brotli => parquet::basic::Compression::BROTLI(BrotliLevel::default()),
+        Compression::None => Codec::UNCOMPRESSED,
+        Compression::Zstd => Codec::ZSTD(
+            level
+                .and_then(|l| ZstdLevel::try_new(l).ok())
+                .unwrap_or_default(),
+        ),
+        Compression::Snappy => Codec::SNAPPY,
+        Compression::Gzip => Codec::GZIP(
+            unsigned
+                .and_then(|l| GzipLevel::try_new(l).ok())
+                .unwrap_or_default(),
+        ),
+        Compression::Lz4 => Codec::LZ4_RAW,
+        Compression::Brotli => Codec::BROTLI(
+            unsigned
+                .and_then(|l| BrotliLevel::try_new(l).ok())
+                .unwrap_or_default(),
+        ),
     };
     let builder = WriterProperties::builder()
         .set_compression(compression)
-        .set_max_row_group_row_count(Some(options.row_group_size))
+        .set_max_row_group_row_count(Some(rows_per_group))
         .set_created_by(format!("avrow version {}", env!("CARGO_PKG_VERSION")));
-    let compressed = !matches!(options.compression, Compression::None);
-    encoding::choose(builder, descriptor, schema.fields(), sample, compressed).build()
+    let builder = match page_limit {
+        Some(limit) => builder.set_data_page_size_limit(limit),
+        None => builder,
+    };
+    plan.apply(builder, descriptor).build()
 }
 
 impl ParquetWriter {
@@ -280,15 +365,17 @@ impl ParquetWriter {
         };
         Ok(ParquetWriter {
             mapping,
-            stage: Stage::Sampling(Sampling {
+            rebatch: Rebatch::new(options.batch_size),
+            stage: Stage::Sampling(Box::new(Sampling {
                 out,
                 options: *options,
                 custom,
                 descriptor,
                 batches: Vec::new(),
                 rows: 0,
-            }),
+            })),
             chunk_limit: CHUNK_BYTES,
+            page_limit: None,
         })
     }
 
@@ -299,8 +386,12 @@ impl ParquetWriter {
             else {
                 unreachable!("checked above")
             };
-            let mut encoder =
-                Encoder::new(sampling, self.mapping.schema.clone(), self.chunk_limit)?;
+            let mut encoder = Encoder::new(
+                *sampling,
+                self.mapping.schema.clone(),
+                self.chunk_limit,
+                self.page_limit,
+            )?;
             for batch in std::mem::take(&mut encoder.sample) {
                 encoder.write(batch)?;
             }
@@ -316,7 +407,12 @@ impl ParquetWriter {
 impl Encoder {
     /// Starts the file with the encodings chosen from the sample; the sampled batches are left
     /// in `sample` for the caller to write.
-    fn new(sampling: Sampling, schema: SchemaRef, chunk_limit: usize) -> Result<Self> {
+    fn new(
+        sampling: Sampling,
+        schema: SchemaRef,
+        chunk_limit: usize,
+        page_limit: Option<usize>,
+    ) -> Result<Self> {
         let Sampling {
             out,
             options,
@@ -325,7 +421,10 @@ impl Encoder {
             batches,
             rows: _,
         } = sampling;
-        let props = properties(&options, &descriptor, &schema, &batches);
+        let compressed = !matches!(options.compression, Compression::None);
+        let plan = Plan::new(&descriptor, schema.fields(), &batches, compressed);
+        let row_group_size = plan.rows_per_group(options.row_group_bytes, options.row_group_size);
+        let props = properties(&options, &descriptor, &plan, row_group_size, page_limit);
         let mut writer_options = ArrowWriterOptions::new().with_properties(props);
         if let Some(descriptor) = custom {
             writer_options = writer_options.with_parquet_schema(descriptor);
@@ -351,7 +450,7 @@ impl Encoder {
             file,
             factory,
             schema,
-            row_group_size: options.row_group_size.max(1),
+            row_group_size,
             current: None,
             group_rows: 0,
             next_group: 0,
@@ -599,9 +698,9 @@ impl Encoder {
     }
 }
 
-impl BatchWriter for ParquetWriter {
-    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        let batch = self.mapping.apply(batch)?;
+impl ParquetWriter {
+    /// Writes a batch already mapped and cut for Parquet.
+    fn write_cut(&mut self, batch: RecordBatch) -> Result<()> {
         match &mut self.stage {
             Stage::Sampling(sampling) => {
                 sampling.rows += batch.num_rows();
@@ -615,8 +714,23 @@ impl BatchWriter for ParquetWriter {
             Stage::Poisoned => bail!("the Parquet file could not be started"),
         }
     }
+}
+
+impl BatchWriter for ParquetWriter {
+    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        let batch = self.mapping.apply(batch)?;
+        let mut cut = Vec::new();
+        self.rebatch.push(&batch, &mut cut)?;
+        for batch in cut {
+            self.write_cut(batch)?;
+        }
+        Ok(())
+    }
 
     fn finish(mut self: Box<Self>) -> Result<Out> {
+        if let Some(batch) = self.rebatch.flush()? {
+            self.write_cut(batch)?;
+        }
         self.start()?;
         match std::mem::replace(&mut self.stage, Stage::Poisoned) {
             Stage::Encoding(encoder) => encoder.finish(),
@@ -676,18 +790,42 @@ mod tests {
         (schema, batches)
     }
 
-    fn write(threads: usize, chunk_limit: usize, row_group_size: usize) -> Vec<u8> {
+    /// The rows of [`batches`] cut into batches of `cut` rows (the last one shorter), or as
+    /// they are.
+    fn cut(cut: Option<usize>) -> Vec<RecordBatch> {
         let (schema, batches) = batches();
+        let Some(cut) = cut else {
+            return batches;
+        };
+        let all = arrow::compute::concat_batches(&schema, &batches).unwrap();
+        (0..all.num_rows())
+            .step_by(cut)
+            .map(|start| all.slice(start, cut.min(all.num_rows() - start)))
+            .collect()
+    }
+
+    fn write(
+        threads: usize,
+        chunk_limit: usize,
+        row_group_size: usize,
+        batch_size: usize,
+        batches: &[RecordBatch],
+    ) -> Vec<u8> {
         let sink = Shared::default();
         let out: Out = CountingWriter::new(Box::new(sink.clone()));
         let options = WriterOptions {
             compression: Compression::Zstd,
+            level: None,
             row_group_size,
+            row_group_bytes: usize::MAX,
+            batch_size,
             threads,
         };
-        let mut writer = Box::new(ParquetWriter::new(out, schema, &options).unwrap());
+        let mut writer = Box::new(ParquetWriter::new(out, batches[0].schema(), &options).unwrap());
         writer.chunk_limit = chunk_limit;
-        for batch in &batches {
+        // Small pages: many page boundaries, which depend on where writes end.
+        writer.page_limit = Some(2048);
+        for batch in batches {
             writer.write(batch).unwrap();
         }
         writer.finish().unwrap();
@@ -698,26 +836,52 @@ mod tests {
     #[test]
     fn pipelined_encoding_writes_what_one_thread_writes() {
         // Tiny chunks: every batch is a chunk, many chunks in flight, row groups that end
-        // inside batches.
+        // inside batches; batches cut anywhere (as several reading threads cut them).
+        let (_, as_made) = batches();
         for row_group_size in [150, 1000] {
-            let reference = write(1, 1, row_group_size);
-            for (threads, chunk_limit) in [(2, 1), (4, 1), (8, 1), (3, 50_000), (4, usize::MAX)] {
+            let reference = write(1, 1, row_group_size, 200, &cut(Some(200)));
+            for (threads, chunk_limit, batches) in [
+                (1, 1, as_made.clone()),
+                (1, usize::MAX, cut(Some(7))),
+                (2, 1, as_made.clone()),
+                (4, 1, cut(Some(333))),
+                (8, 1, as_made.clone()),
+                (3, 50_000, cut(Some(1))),
+                (4, usize::MAX, cut(None)),
+            ] {
                 assert!(
-                    write(threads, chunk_limit, row_group_size) == reference,
+                    write(threads, chunk_limit, row_group_size, 200, &batches) == reference,
                     "threads {threads}, chunk {chunk_limit}, row groups of {row_group_size}"
                 );
             }
         }
-        let reference = write(1, 1, 1000);
+        let reference = write(1, 1, 1000, 200, &as_made);
         let reader =
             ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(reference)).unwrap();
         let groups = reader.metadata().num_row_groups();
-        let (_, expected) = batches();
-        let rows: usize = expected.iter().map(RecordBatch::num_rows).sum();
+        let rows: usize = as_made.iter().map(RecordBatch::num_rows).sum();
         assert_eq!(groups, rows.div_ceil(1000));
+        assert!(reader.metadata().row_group(0).column(0).data_page_offset() > 0);
         let read: Vec<RecordBatch> = reader.build().unwrap().map(Result::unwrap).collect();
         let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
-        let expected = arrow::compute::concat_batches(&expected[0].schema(), &expected).unwrap();
+        let expected = arrow::compute::concat_batches(&as_made[0].schema(), &as_made).unwrap();
         assert_eq!(read.columns(), expected.columns());
+    }
+
+    #[test]
+    fn rebatch_cuts_at_multiples_of_the_batch_size() {
+        let (_, batches) = batches();
+        let mut rebatch = Rebatch::new(250);
+        let mut out = Vec::new();
+        for batch in &batches {
+            rebatch.push(batch, &mut out).unwrap();
+        }
+        out.extend(rebatch.flush().unwrap());
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        assert_eq!(out.len(), rows.div_ceil(250));
+        assert!(out[..out.len() - 1].iter().all(|b| b.num_rows() == 250));
+        let joined = arrow::compute::concat_batches(&out[0].schema(), &out).unwrap();
+        let expected = arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
+        assert_eq!(joined, expected);
     }
 }

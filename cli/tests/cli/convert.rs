@@ -278,6 +278,26 @@ fn parquet_compression_and_row_groups() {
         expected_layouts.push(format!("3 {expected} 8000"));
         checks.push(Check::new("parquet", &output, &[&g.telemetry]));
     }
+    // Levels: zstd 19 and gzip 9 are smaller than their defaults.
+    for (codec, level, expected) in [("zstd", "19", "ZSTD"), ("gzip", "9", "GZIP")] {
+        let output = dir.path().join(format!("{codec}-{level}.parquet"));
+        convert(
+            &g.telemetry,
+            &output,
+            &["--row-group-size", "3000", "--compression", codec, "--level", level],
+        );
+        let default = dir.path().join(format!("{codec}.parquet"));
+        let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+        assert!(size(&output) < size(&default), "{codec} {level}");
+        expected_layouts.push(format!("3 {expected} 8000"));
+        checks.push(Check::new("parquet", &output, &[&g.telemetry]));
+    }
+    // Row groups by size: 8 000 rows of about 100 bytes in row groups of 200 KB are two
+    // groups of at least 4096 rows.
+    let output = dir.path().join("by-bytes.parquet");
+    convert(&g.telemetry, &output, &["--row-group-bytes", "200K"]);
+    expected_layouts.push("2 ZSTD 8000".to_string());
+    checks.push(Check::new("parquet", &output, &[&g.telemetry]));
     let outputs: Vec<PathBuf> = checks.iter().map(|c| c.output.clone()).collect();
     assert_eq!(parquet_layouts(&outputs), expected_layouts);
     oracle_all(&checks);

@@ -312,6 +312,27 @@ fn options_that_do_not_fit_the_format() {
         2,
     );
     assert!(err.contains("only Parquet and Arrow IPC"), "{err}");
+    for (format, codec, level, message) in [
+        ("x.parquet", "snappy", "3", "--level applies to zstd, gzip and brotli"),
+        ("x.arrow", "zstd", "3", "--level applies to zstd, gzip and brotli Parquet"),
+        ("x.parquet", "zstd", "23", "--level 23 is out of range for zstd (-7 to 22)"),
+        ("x.parquet", "gzip", "-1", "--level -1 is out of range for gzip (0 to 9)"),
+    ] {
+        let err = fails(
+            &[
+                os("convert"),
+                os(&input),
+                os("-o"),
+                os(format),
+                os("--compression"),
+                os(codec),
+                os("--level"),
+                os(level),
+            ],
+            2,
+        );
+        assert!(err.contains(message), "{err}");
+    }
     let err = fails(
         &[os("convert"), os("-"), os(&input), os("-o"), os("x.csv")],
         2,
