@@ -10,23 +10,43 @@ pub const BATCH: usize = 8192;
 
 /// avrow on `threads` threads (`1`: the calling thread; `0`: every core).
 pub fn avrow_rows(file: &BenchFile, threads: usize) -> usize {
+    avrow_bytes_rows(&file.bytes, threads).expect("avrow decodes")
+}
+
+/// [`avrow_rows`] of any file in memory.
+///
+/// # Errors
+/// avrow cannot read it.
+pub fn avrow_bytes_rows(bytes: &bytes::Bytes, threads: usize) -> Result<usize, avrow::Error> {
     let reader = avrow::ReaderBuilder::new()
         .with_threads(threads)
         .with_batch_size(BATCH)
-        .read_bytes(file.bytes.clone())
-        .expect("avrow opens the file");
-    reader.map(|b| b.expect("avrow decodes").num_rows()).sum()
+        .read_bytes(bytes.clone())?;
+    let mut rows = 0;
+    for batch in reader {
+        rows += batch?.num_rows();
+    }
+    Ok(rows)
 }
 
 /// arrow-rs's reader (`arrow_avro::reader::ReaderBuilder`).
 pub fn arrow_avro_rows(file: &BenchFile) -> usize {
+    arrow_avro_bytes_rows(&file.bytes).expect("arrow-avro decodes")
+}
+
+/// [`arrow_avro_rows`] of any file in memory.
+///
+/// # Errors
+/// arrow-avro cannot read it.
+pub fn arrow_avro_bytes_rows(bytes: &[u8]) -> Result<usize, arrow_schema::ArrowError> {
     let reader = arrow_avro::reader::ReaderBuilder::new()
         .with_batch_size(BATCH)
-        .build(&file.bytes[..])
-        .expect("arrow-avro opens the file");
-    reader
-        .map(|b| b.expect("arrow-avro decodes").num_rows())
-        .sum()
+        .build(bytes)?;
+    let mut rows = 0;
+    for batch in reader {
+        rows += batch?.num_rows();
+    }
+    Ok(rows)
 }
 
 /// apache-avro's `Reader`, one `Value` per record.

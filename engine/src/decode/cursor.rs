@@ -324,6 +324,30 @@ impl<'a, K: Kernel> Sticky<'a, K> {
         }
     }
 
+    /// The next `n` bytes (empty after a failure).
+    #[inline(always)]
+    pub(crate) fn take(&mut self, n: usize) -> &'a [u8] {
+        let buf = self.buf;
+        match buf.get(self.pos..).and_then(|rest| rest.get(..n)) {
+            Some(b) => {
+                self.pos += n;
+                b
+            }
+            None => {
+                self.fail();
+                &[]
+            }
+        }
+    }
+
+    /// A `bytes` or `string` value (empty after a failure).
+    #[inline(always)]
+    pub(crate) fn bytes(&mut self) -> &'a [u8] {
+        let buf = self.buf;
+        let (from, n) = self.len_prefix();
+        &buf[from..from + n]
+    }
+
     #[inline(always)]
     pub(crate) fn f32(&mut self) -> f32 {
         f32::from_le_bytes(self.array::<4>())

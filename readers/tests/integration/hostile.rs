@@ -509,6 +509,51 @@ fn union_branch_out_of_range() {
 }
 
 #[test]
+fn bad_uuid_fixed_and_decimal_values_name_their_field() {
+    // The fast path reads uuid strings, fixed and decimals inline; a bad value in the third
+    // record is found again value by value and named.
+    let schema = rec(r#"{"name":"id","type":"long"},
+           {"name":"u","type":{"type":"string","logicalType":"uuid"}},
+           {"name":"f","type":{"type":"fixed","name":"F3","size":3}},
+           {"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}}"#);
+    let good = |d: &mut Vec<u8>, uuid: &[u8]| {
+        long(d, 1);
+        string(d, uuid);
+        d.extend_from_slice(b"abc");
+        string(d, &[0x01, 0x00]);
+    };
+    let uuid = b"01234567-89ab-CDEF-0123-456789abcdef";
+    let mut d = Vec::new();
+    good(&mut d, uuid);
+    good(&mut d, uuid);
+    good(&mut d, b"01234567-89ab-cdef-0123-456789abcdeg");
+    expect_err(
+        "uuid",
+        &file(&schema, &[block(3, &d)]),
+        &["field u", "record 2"],
+    );
+    // A decimal of 17 bytes does not fit Decimal128.
+    let mut d = Vec::new();
+    good(&mut d, uuid);
+    long(&mut d, 1);
+    string(&mut d, uuid);
+    d.extend_from_slice(b"abc");
+    string(&mut d, &[0x7f; 17]);
+    expect_err(
+        "decimal",
+        &file(&schema, &[block(2, &d)]),
+        &["field d", "record 1"],
+    );
+    // A fixed cut short by the end of the block.
+    let mut d = Vec::new();
+    good(&mut d, uuid);
+    long(&mut d, 1);
+    string(&mut d, uuid);
+    d.extend_from_slice(b"ab");
+    expect_err("fixed", &file(&schema, &[block(2, &d)]), &["field f"]);
+}
+
+#[test]
 fn nested_field_paths_in_errors() {
     // The bad value sits in rec.inner.items[1].e: the message names the path's leaf and parent.
     let schema = rec(

@@ -86,6 +86,9 @@ macro_rules! decode_primitive_sticky {
                 }
                 e.keys.push(key);
             }
+            Column::Fixed(x) => x.push_sticky($f),
+            Column::UuidString(x) => x.push_uuid_sticky($f),
+            Column::Decimal(d) => d.decode_sticky($f),
             $other => $fallback,
         }
     };

@@ -1,7 +1,7 @@
 //! Scalar columns: the plain numbers ([`Prim`]), enums (dictionary keys, remapped under schema
 //! resolution) and decimals, and the bulk copy of `float`/`double` array items.
 
-use crate::decode::cursor::Cursor;
+use crate::decode::cursor::{Cursor, Sticky};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::Kernel;
 use arrow_array::{ArrayRef, Decimal128Array, Decimal256Array, StringArray};
@@ -174,6 +174,28 @@ impl DecimalCol {
             self.narrow.push(i128::from_be_bytes(v));
         }
         Ok(())
+    }
+
+    /// [`DecimalCol::decode`] on the fast path (zero after a failure).
+    #[inline(always)]
+    pub(super) fn decode_sticky<K: Kernel>(&mut self, f: &mut Sticky<'_, K>) {
+        let b = match self.source {
+            DecimalSource::Bytes => f.bytes(),
+            DecimalSource::Fixed(n) => f.take(n),
+        };
+        if self.is_wide {
+            let v = Self::sign_extend::<32>(b).unwrap_or_else(|| {
+                f.fail();
+                [0; 32]
+            });
+            self.wide.push(i256::from_be_bytes(v));
+        } else {
+            let v = Self::sign_extend::<16>(b).unwrap_or_else(|| {
+                f.fail();
+                [0; 16]
+            });
+            self.narrow.push(i128::from_be_bytes(v));
+        }
     }
 
     pub(super) fn push_zero(&mut self) {

@@ -1,0 +1,108 @@
+//! The type-family matrix: avrow on one and two threads against arrow-avro, per file, in
+//! interleaved rounds (as `ratios` does for the shapes). The files are the type-family
+//! datasets of `datasets/families.py` (fastavro-written); `benches/families.sh` generates
+//! them and writes `docs/perf/families.md` from this table.
+//!
+//! `families [--rounds 7] [--target 3] FILE.avro...`
+//!
+//! Per file: rows, size, each reader's median ns per row, the median (min–max) of the per-round
+//! ratios arrow-avro / avrow (one thread) and avrow one thread / two threads, and whether the
+//! one-thread ratio meets `--target`. A reader that cannot read a file is reported, not timed.
+
+use avrow_benches::args::arg;
+use avrow_benches::readers::{arrow_avro_bytes_rows, avrow_bytes_rows};
+use std::time::Instant;
+
+/// The median of `v` (the upper one of an even count), with its minimum and maximum.
+fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = arg(&args, "--rounds")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(7)
+        .max(1);
+    let target: f64 = arg(&args, "--target")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3.0);
+    let mut files = Vec::new();
+    let mut skip = false;
+    for a in &args {
+        if skip {
+            skip = false;
+        } else if a.starts_with("--") {
+            skip = true;
+        } else {
+            files.push(a.clone());
+        }
+    }
+    println!(
+        "| file | rows | MB | avrow 1t ns/row | arrow-avro ns/row | avrow 2t ns/row \
+         | arrow-avro / avrow 1t: median (min–max) | 1t / 2t | ≥ {target}× |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|:---:|");
+    for path in &files {
+        let name = std::path::Path::new(path)
+            .file_stem()
+            .map_or(path.clone(), |s| s.to_string_lossy().into_owned());
+        let bytes = bytes::Bytes::from(std::fs::read(path).expect("read the file"));
+        let mb = bytes.len() as f64 / 1e6;
+        let rows = match avrow_bytes_rows(&bytes, 1) {
+            Ok(rows) => rows,
+            Err(e) => {
+                println!("| {name} | | {mb:.1} | avrow: {e} | | | | | |");
+                continue;
+            }
+        };
+        let peer_ok = match arrow_avro_bytes_rows(&bytes) {
+            Ok(n) => {
+                assert_eq!(n, rows, "arrow-avro saw every row of {path}");
+                true
+            }
+            Err(e) => {
+                println!("| {name} | {rows} | {mb:.1} | | arrow-avro: {e} | | | | |");
+                false
+            }
+        };
+        if !peer_ok {
+            continue;
+        }
+        // avrow 1t, arrow-avro, avrow 2t, in an order that rotates every round.
+        let mut times: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(rounds)).collect();
+        for round in 0..rounds {
+            for k in 0..3 {
+                let which = (round + k) % 3;
+                let t = Instant::now();
+                let seen = match which {
+                    0 => avrow_bytes_rows(&bytes, 1).expect("avrow decodes"),
+                    1 => arrow_avro_bytes_rows(&bytes).expect("arrow-avro decodes"),
+                    _ => avrow_bytes_rows(&bytes, 2).expect("avrow decodes"),
+                };
+                times[which].push(t.elapsed().as_secs_f64());
+                assert_eq!(seen, rows, "every row of {path}");
+            }
+        }
+        let ns = |i: usize| median_min_max(times[i].clone()).0 * 1e9 / rows as f64;
+        let ratio = |num: usize, den: usize| {
+            median_min_max(
+                times[num]
+                    .iter()
+                    .zip(&times[den])
+                    .map(|(n, d)| n / d)
+                    .collect(),
+            )
+        };
+        let (m, lo, hi) = ratio(1, 0);
+        let (scale, _, _) = ratio(0, 2);
+        println!(
+            "| {name} | {rows} | {mb:.1} | {:.1} | {:.1} | {:.1} | {m:.2}× ({lo:.2}–{hi:.2}) | {scale:.2}× | {} |",
+            ns(0),
+            ns(1),
+            ns(2),
+            if m >= target { "yes" } else { "no" }
+        );
+    }
+}
