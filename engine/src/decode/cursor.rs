@@ -297,6 +297,20 @@ impl<'a, K: Kernel> Sticky<'a, K> {
         }
     }
 
+    /// A union branch index: a one-byte varint (every branch of a union of up to 64) read
+    /// directly, anything longer as a long. Nullable fields read one per value; the
+    /// branch-free path of [`Sticky::long`] is built for longer varints.
+    #[inline(always)]
+    pub(crate) fn branch_index(&mut self) -> i64 {
+        match self.buf.get(self.pos) {
+            Some(&b) if b < 0x80 => {
+                self.pos += 1;
+                i64::from(b >> 1) ^ -i64::from(b & 1)
+            }
+            _ => self.long(),
+        }
+    }
+
     #[inline(always)]
     pub(crate) fn int(&mut self) -> i32 {
         let v = self.long();

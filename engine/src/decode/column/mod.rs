@@ -18,7 +18,7 @@ use crate::varint::Kernel;
 use arrow_array::types::Int32Type;
 use arrow_array::{
     make_array, ArrayRef, BooleanArray, DictionaryArray, Int32Array, IntervalMonthDayNanoArray,
-    ListArray, MapArray, NullArray, StructArray, UnionArray,
+    ListArray, MapArray, NullArray, StructArray,
 };
 use arrow_buffer::{IntervalMonthDayNano, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayDataBuilder;
@@ -283,10 +283,8 @@ impl Column {
             }
             Column::Union(u) => {
                 let branch = c.branch(u.children.len())?;
-                let child = &mut u.children[branch];
                 u.type_ids.push(branch as i8);
-                u.offsets.push(child.len() as i32);
-                child.decode(c)?;
+                u.children[branch].decode(c)?;
             }
             Column::Skip(s) => s.skip(c)?,
             Column::Default(d) => d.decode(c.k)?,
@@ -303,33 +301,6 @@ impl Column {
             }
         }
         Ok(())
-    }
-
-    /// Number of values so far.
-    pub(crate) fn len(&self) -> usize {
-        match self {
-            Column::Null(len) => *len,
-            Column::Boolean(b) => b.len(),
-            Column::Int32(p) => p.values.len(),
-            Column::Int64(p) => p.values.len(),
-            Column::Float32(p) => p.values.len(),
-            Column::Float64(p) => p.values.len(),
-            Column::Bytes(b) => b.len(),
-            Column::Fixed(f) | Column::UuidString(f) => f.len,
-            Column::Enum(e) => e.keys.len(),
-            Column::Decimal(d) => d.len(),
-            Column::Duration(v) => v.len(),
-            Column::List(l) => l.offsets.len() - 1,
-            Column::Map(m) => m.offsets.len() - 1,
-            Column::Struct(s) => s.len,
-            Column::Nullable(n) => n.child.len(),
-            Column::Union(u) => u.type_ids.len(),
-            Column::Skip(_) => 0,
-            Column::TooDeep(t) => t.len,
-            Column::Default(d) => d.column.len(),
-            Column::Promoted(p) => p.column.len(),
-            Column::Resolved(r) => r.out.len(),
-        }
     }
 
     /// The fewest bytes one encoded value can take.
@@ -402,7 +373,6 @@ impl Column {
             }
             Column::Union(u) => {
                 u.type_ids.truncate(len);
-                u.offsets.truncate(len);
                 for (i, child) in u.children.iter_mut().enumerate() {
                     let kept = u.type_ids.iter().filter(|&&t| t as usize == i).count();
                     child.truncate(kept);
@@ -497,10 +467,8 @@ impl Column {
                 n.child.append_placeholder();
             }
             Column::Union(u) => {
-                let child = &mut u.children[0];
                 u.type_ids.push(0);
-                u.offsets.push(child.len() as i32);
-                child.append_placeholder();
+                u.children[0].append_placeholder();
             }
             Column::Skip(_) => {}
             Column::TooDeep(t) => t.len += 1,
@@ -639,17 +607,12 @@ impl Column {
                 n.child.finish(validity, pool)
             }
             Column::Union(u) => {
-                let type_ids = ScalarBuffer::from(std::mem::take(&mut u.type_ids));
-                let offsets = ScalarBuffer::from(std::mem::take(&mut u.offsets));
                 let children = u
                     .children
                     .iter_mut()
                     .map(|c| c.finish(None, pool))
                     .collect();
-                Arc::new(
-                    UnionArray::try_new(u.fields.clone(), type_ids, Some(offsets), children)
-                        .expect("union type ids and offsets built consistently"),
-                )
+                u.assemble(children)
             }
             Column::Skip(_) => unreachable!("skipped columns are never finished"),
             Column::TooDeep(t) => Arc::new(NullArray::new(std::mem::take(&mut t.len))),

@@ -7,7 +7,10 @@ use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::{BulkHint, Kernel};
+use arrow_array::{ArrayRef, UnionArray};
+use arrow_buffer::ScalarBuffer;
 use arrow_schema::{FieldRef, UnionFields};
+use std::sync::Arc;
 
 #[derive(Debug, Clone)]
 pub(crate) struct ListCol {
@@ -137,7 +140,7 @@ impl NullableCol {
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
     ) {
-        let branch = f.long();
+        let branch = f.branch_index();
         if branch == 1 - self.null_index {
             self.validity.push(true);
             decode_primitive_sticky!(&mut self.child, f, other => nested_sticky(other, f, c));
@@ -191,8 +194,10 @@ impl NullableCol {
 
 #[derive(Debug, Clone)]
 pub(crate) struct UnionCol {
+    /// The branch of every value. The dense offsets (each value's position in its branch)
+    /// follow from them and are computed once per batch, in [`UnionCol::offsets`]: pushing
+    /// them here cost a dispatch on the branch's column per value.
     pub(super) type_ids: Vec<i8>,
-    pub(super) offsets: Vec<i32>,
     pub(crate) children: Vec<Column>,
     pub(super) fields: UnionFields,
 }
@@ -201,19 +206,81 @@ impl UnionCol {
     pub(crate) fn new(children: Vec<Column>, fields: UnionFields) -> Self {
         UnionCol {
             type_ids: Vec::new(),
-            offsets: Vec::new(),
             children,
             fields,
         }
     }
 
+    /// [`Column::decode`] of a union on the fast path: the branch's value inline when it is a
+    /// primitive.
+    #[inline(always)]
+    pub(super) fn decode_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
+        let branch = f.branch_index();
+        let Some(child) = usize::try_from(branch)
+            .ok()
+            .and_then(|b| self.children.get_mut(b))
+        else {
+            // (Nothing appended: the record is truncated and decoded again.)
+            f.fail();
+            return;
+        };
+        self.type_ids.push(branch as i8);
+        decode_primitive_sticky!(child, f, other => nested_sticky(other, f, c));
+    }
+
     /// Start a value in branch `branch` (which exists): returns the branch's column, to
     /// append the value to.
     pub(crate) fn push_branch(&mut self, branch: i8) -> &mut Column {
-        let child = &mut self.children[branch as usize];
         self.type_ids.push(branch);
-        self.offsets.push(child.len() as i32);
-        child
+        &mut self.children[branch as usize]
+    }
+
+    /// The batch's dense union array: offsets derived from the type ids, which the branches'
+    /// lengths must agree with.
+    pub(super) fn assemble(&mut self, children: Vec<ArrayRef>) -> ArrayRef {
+        let type_ids = std::mem::take(&mut self.type_ids);
+        // Each value's position among the values of its branch. Indexing `next` checks every
+        // type id against the branches.
+        let mut next = vec![0i32; children.len()];
+        let offsets: Vec<i32> = type_ids
+            .iter()
+            .map(|&t| {
+                let slot = &mut next[t as usize];
+                let offset = *slot;
+                *slot += 1;
+                offset
+            })
+            .collect();
+        let consistent = children
+            .iter()
+            .zip(&next)
+            .all(|(child, &count)| child.len() == count as usize)
+            && self
+                .fields
+                .iter()
+                .map(|(id, _)| id)
+                .eq(0..children.len() as i8);
+        let (type_ids, offsets) = (ScalarBuffer::from(type_ids), ScalarBuffer::from(offsets));
+        if consistent {
+            // SAFETY: every type id indexed `next` above, so it is in 0..children.len(), and
+            // the fields' ids are exactly 0..children.len(): each type id names a field. Each
+            // offset is the count of earlier values of its branch, below that branch's total
+            // count, which equals its child's length: every offset is in bounds. The type ids
+            // and offsets have one entry per value. (`try_new` checks the same per value: 13 %
+            // of decoding a file of four general unions.)
+            Arc::new(unsafe {
+                UnionArray::new_unchecked(self.fields.clone(), type_ids, Some(offsets), children)
+            })
+        } else {
+            Arc::new(
+                UnionArray::try_new(self.fields.clone(), type_ids, Some(offsets), children)
+                    .expect("union branches agree with their type ids"),
+            )
+        }
     }
 }
 
@@ -279,6 +346,101 @@ impl Column {
                 }
                 Ok(())
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::decode::{DecodeOptions, DecodePlan};
+    use crate::schema::Schema;
+    use arrow_array::{Array, ArrayRef, Int64Array, StringArray, UnionArray};
+    use arrow_buffer::ScalarBuffer;
+
+    fn zigzag(v: i64, out: &mut Vec<u8>) {
+        let mut u = ((v << 1) ^ (v >> 63)) as u64;
+        while u >= 0x80 {
+            out.push(u as u8 | 0x80);
+            u >>= 7;
+        }
+        out.push(u as u8);
+    }
+
+    /// The union a decoder assembles (offsets derived from the type ids, `new_unchecked`)
+    /// equals the one `try_new` validates from the same values, in batches that end anywhere.
+    #[test]
+    fn assembled_unions_equal_validated_ones() {
+        let schema = Schema::parse(
+            r#"{"type":"record","name":"r","fields":[{"name":"u","type":["null","long","string"]}]}"#,
+        )
+        .unwrap();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut block = Vec::new();
+        let mut branches = Vec::new();
+        for i in 0..1000i64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let b = (x % 3) as i64;
+            zigzag(b, &mut block);
+            match b {
+                1 => zigzag(i * 7 - 300, &mut block),
+                2 => {
+                    let s = format!("s{i}");
+                    zigzag(s.len() as i64, &mut block);
+                    block.extend_from_slice(s.as_bytes());
+                }
+                _ => {}
+            }
+            branches.push(b);
+        }
+        for batch_size in [1, 7, 64, 1000] {
+            let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+                .unwrap()
+                .decoder()
+                .with_batch_size(batch_size);
+            let mut batches = decoder.decode_block(&block, 1000).unwrap();
+            batches.extend(decoder.flush().unwrap());
+            let mut row = 0usize;
+            for batch in &batches {
+                let got = batch
+                    .column(0)
+                    .as_any()
+                    .downcast_ref::<UnionArray>()
+                    .unwrap();
+                let mine = &branches[row..row + batch.num_rows()];
+                let mut counts = [0i32; 3];
+                let offsets: Vec<i32> = mine
+                    .iter()
+                    .map(|&b| {
+                        counts[b as usize] += 1;
+                        counts[b as usize] - 1
+                    })
+                    .collect();
+                let children: Vec<ArrayRef> = (0..3).map(|b| got.child(b).clone()).collect();
+                let fields = match got.data_type() {
+                    arrow_schema::DataType::Union(fields, _) => fields.clone(),
+                    other => panic!("not a union: {other}"),
+                };
+                let expected = UnionArray::try_new(
+                    fields,
+                    ScalarBuffer::from(mine.iter().map(|&b| b as i8).collect::<Vec<_>>()),
+                    Some(ScalarBuffer::from(offsets)),
+                    children,
+                )
+                .unwrap();
+                assert_eq!(
+                    got.to_data(),
+                    expected.to_data(),
+                    "batch size {batch_size}, rows from {row}"
+                );
+                let longs = got.child(1).as_any().downcast_ref::<Int64Array>().unwrap();
+                let strings = got.child(2).as_any().downcast_ref::<StringArray>().unwrap();
+                assert_eq!(longs.len() as i32, counts[1]);
+                assert_eq!(strings.len() as i32, counts[2]);
+                row += batch.num_rows();
+            }
+            assert_eq!(row, 1000);
         }
     }
 }

@@ -79,6 +79,7 @@ impl StructCol {
                 // needs no range check.
                 decode_primitive_sticky!(col, f, other => match other {
                     Column::Nullable(n) => n.decode_sticky(f, c),
+                    Column::Union(u) => u.decode_sticky(f, c),
                     Column::List(l) => call_sticky!(f, c, l.decode(c)),
                     other @ (Column::Null(_)
                     | Column::Int32(_)
@@ -94,7 +95,6 @@ impl StructCol {
                     | Column::Duration(_)
                     | Column::Map(_)
                     | Column::Struct(_)
-                    | Column::Union(_)
                     | Column::Skip(_)
                     | Column::TooDeep(_)
                     | Column::Default(_)

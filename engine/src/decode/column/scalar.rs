@@ -206,14 +206,6 @@ impl DecimalCol {
         }
     }
 
-    pub(super) fn len(&self) -> usize {
-        if self.is_wide {
-            self.wide.len()
-        } else {
-            self.narrow.len()
-        }
-    }
-
     pub(super) fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
         if self.is_wide {
             let values = ScalarBuffer::from(std::mem::take(&mut self.wide));
