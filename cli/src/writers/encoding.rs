@@ -13,7 +13,9 @@
 //!   times their mean size. A dictionary that outgrows its page still falls back, to the
 //!   encoding below;
 //! - **integers** (`INT32`, `INT64`: ints, longs, dates, times, timestamps, small decimals):
-//!   `DELTA_BINARY_PACKED`, which bit-packs the differences of neighbouring values;
+//!   `DELTA_BINARY_PACKED`, which bit-packs the differences of neighbouring values, unless
+//!   the sample's differences are so wide that it would take well over what compressed PLAIN
+//!   values take ([`DELTA_LOSS`]; amounts in no order, ids of mixed sizes);
 //! - **floating point**, where the pages are compressed: `BYTE_STREAM_SPLIT` (values too
 //!   diverse for a dictionary compress better as byte planes), otherwise PLAIN;
 //! - everything else: PLAIN (strings measured no better with `DELTA_LENGTH_BYTE_ARRAY`).
@@ -42,6 +44,17 @@ const MIN_SAMPLE: usize = 256;
 /// The dictionary page size a column's dictionary is estimated against: the `parquet`
 /// crate's default limit, past which it falls back.
 pub const DICTIONARY_BYTES: f64 = 1024.0 * 1024.0;
+
+/// Integers take `DELTA_BINARY_PACKED` unless it is estimated at more than this many times
+/// the size of compressed PLAIN values. Above 1 because PLAIN integers cost zstd much more
+/// time (Counters: 2.5×) for the few percent it saves where the two are close.
+pub const DELTA_LOSS: f64 = 1.4;
+
+/// `value`'s low `width` bytes as a signed little-endian integer.
+fn sign_extend(value: u128, width: usize) -> i128 {
+    let shift = 128 - 8 * width.clamp(1, 16) as u32;
+    ((value << shift) as i128) >> shift
+}
 
 /// What the sample of one leaf column says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,7 +161,11 @@ fn choice(physical: Physical, sample: &Sample, compressed: bool) -> Choice {
     match physical {
         Physical::INT32 | Physical::INT64 => Choice {
             dictionary: fits.unwrap_or(true),
-            encoding: Some(Encoding::DELTA_BINARY_PACKED),
+            encoding: Some(if sample.delta_loses() {
+                Encoding::PLAIN
+            } else {
+                Encoding::DELTA_BINARY_PACKED
+            }),
         },
         Physical::FLOAT | Physical::DOUBLE => Choice {
             dictionary: fits.unwrap_or(false),
@@ -312,6 +329,46 @@ impl Sample {
                 Sample::Bytes(values)
             }
         }
+    }
+
+    /// Whether `DELTA_BINARY_PACKED` would take more than [`DELTA_LOSS`] times the bytes
+    /// that compressed PLAIN values are estimated to take. Its size is computed exactly: the
+    /// bit width of every miniblock of 32 differences, less the smallest of their block of 128.
+    /// PLAIN is estimated by the values' significant bytes (a general compressor squeezes
+    /// their high zero bytes to almost nothing) and a quarter of a byte. Values in no order
+    /// whose magnitudes vary (amounts, hashes, ids of several sizes) have wide differences;
+    /// timestamps, sequences and small counts do not.
+    fn delta_loses(&self) -> bool {
+        let Sample::Fixed(values, width) = self else {
+            return false;
+        };
+        if values.len() < MIN_SAMPLE {
+            return false;
+        }
+        let signed: Vec<i128> = values.iter().map(|&v| sign_extend(v, *width)).collect();
+        let deltas: Vec<i128> = signed.windows(2).map(|w| w[1] - w[0]).collect();
+        let mut delta_bits = 0u64;
+        for block in deltas.chunks(128) {
+            let min = block.iter().copied().min().unwrap_or(0);
+            for miniblock in block.chunks(32) {
+                let widest = miniblock
+                    .iter()
+                    .map(|&d| (d - min) as u128)
+                    .max()
+                    .unwrap_or(0);
+                delta_bits += u64::from(128 - widest.leading_zeros()) * 32;
+            }
+        }
+        let plain_bytes: f64 = signed
+            .iter()
+            .map(|&v| {
+                let magnitude = v.unsigned_abs();
+                // Bits with the sign, in whole bytes; a zero takes none.
+                f64::from((128 - magnitude.leading_zeros() + 1).div_ceil(8)) * f64::from(v != 0)
+            })
+            .sum::<f64>()
+            + 0.25 * values.len() as f64;
+        delta_bits as f64 / 8.0 > DELTA_LOSS * plain_bytes
     }
 
     /// Mean bytes of a value as PLAIN encodes it.
@@ -516,6 +573,41 @@ mod tests {
         assert_eq!(uncompressed.rows_per_group(4 << 20, 1 << 20), 1 << 19);
         assert_eq!(uncompressed.rows_per_group(1, 1 << 20), SAMPLE_ROWS);
         assert_eq!(uncompressed.rows_per_group(1, 100), 100);
+    }
+
+    #[test]
+    fn integers_take_delta_unless_their_differences_are_wide() {
+        // Timestamps a few ms apart, small counts, and amounts of every magnitude in no order.
+        let ts: ArrayRef = Arc::new(Int64Array::from_iter_values(noise(5000).scan(
+            1_700_000_000_000i64,
+            |t, x| {
+                *t += (x % 50) as i64;
+                Some(*t)
+            },
+        )));
+        let counts: ArrayRef = Arc::new(Int64Array::from_iter_values(
+            noise(5000).map(|x| (x % 3000) as i64),
+        ));
+        let amounts: ArrayRef = Arc::new(Int64Array::from_iter_values(
+            noise(5000).map(|x| ((x >> 8) % 1000) as i64 * 10i64.pow((x % 14) as u32)),
+        ));
+        let negative: ArrayRef = Arc::new(arrow::array::Int32Array::from_iter_values(
+            noise(5000).map(|x| -((x % 100) as i32)),
+        ));
+        let got = choices_of(vec![
+            ("ts", ts),
+            ("counts", counts),
+            ("amounts", amounts),
+            ("negative", negative),
+        ]);
+        let delta = Some(Encoding::DELTA_BINARY_PACKED);
+        assert_eq!(got[0].encoding, delta);
+        assert_eq!(got[1].encoding, delta);
+        assert_eq!(got[2].encoding, Some(Encoding::PLAIN));
+        assert_eq!(got[3].encoding, delta);
+        assert_eq!(sign_extend(0xFFFF_FFFF, 4), -1);
+        assert_eq!(sign_extend(0x7FFF_FFFF, 4), i32::MAX as i128);
+        assert_eq!(sign_extend(0xFF, 8), 255);
     }
 
     #[test]

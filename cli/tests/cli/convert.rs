@@ -284,7 +284,14 @@ fn parquet_compression_and_row_groups() {
         convert(
             &g.telemetry,
             &output,
-            &["--row-group-size", "3000", "--compression", codec, "--level", level],
+            &[
+                "--row-group-size",
+                "3000",
+                "--compression",
+                codec,
+                "--level",
+                level,
+            ],
         );
         let default = dir.path().join(format!("{codec}.parquet"));
         let size = |p: &Path| std::fs::metadata(p).unwrap().len();

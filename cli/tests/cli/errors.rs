@@ -313,10 +313,30 @@ fn options_that_do_not_fit_the_format() {
     );
     assert!(err.contains("only Parquet and Arrow IPC"), "{err}");
     for (format, codec, level, message) in [
-        ("x.parquet", "snappy", "3", "--level applies to zstd, gzip and brotli"),
-        ("x.arrow", "zstd", "3", "--level applies to zstd, gzip and brotli Parquet"),
-        ("x.parquet", "zstd", "23", "--level 23 is out of range for zstd (-7 to 22)"),
-        ("x.parquet", "gzip", "-1", "--level -1 is out of range for gzip (0 to 9)"),
+        (
+            "x.parquet",
+            "snappy",
+            "3",
+            "--level applies to zstd, gzip and brotli",
+        ),
+        (
+            "x.arrow",
+            "zstd",
+            "3",
+            "--level applies to zstd, gzip and brotli Parquet",
+        ),
+        (
+            "x.parquet",
+            "zstd",
+            "23",
+            "--level 23 is out of range for zstd (-7 to 22)",
+        ),
+        (
+            "x.parquet",
+            "gzip",
+            "-1",
+            "--level -1 is out of range for gzip (0 to 9)",
+        ),
     ] {
         let err = fails(
             &[
