@@ -508,6 +508,98 @@ fn union_branch_out_of_range() {
     }
 }
 
+/// Records of varints only (int, long, enum, boolean) are decoded in bulk, 1024 at a time,
+/// and dealt out to the columns: the values equal what was written, with batches and blocks
+/// that end anywhere, and a bad value in any chunk is found and named at its record.
+#[test]
+fn records_of_varints_decode_in_bulk_and_name_bad_values() {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    let schema = rec(r#"{"name":"i","type":"int"},{"name":"l","type":"long"},
+           {"name":"e","type":{"type":"enum","name":"E","symbols":["A","B","C"]}},
+           {"name":"b","type":"boolean"}"#);
+    let row = |d: &mut Vec<u8>, r: i64| {
+        long(d, (r * 7919) % 70_000 - 35_000);
+        long(d, r * r * 1_000_003 - (1 << 40));
+        long(d, r % 3);
+        d.push(u8::from(r % 5 == 0));
+    };
+    let rows = 5000i64;
+    let mut data = Vec::new();
+    (0..rows).for_each(|r| row(&mut data, r));
+    for batch in [1000, 4096, 8192] {
+        let decoded = read_avrow(&file(&schema, &[block(rows, &data)]), &Opts::batch(batch))
+            .expect("a valid file");
+        let mut r = 0i64;
+        for b in &decoded.batches {
+            let i = b.column(0).as_primitive::<Int32Type>();
+            let l = b.column(1).as_primitive::<Int64Type>();
+            let e = b.column(2).as_dictionary::<Int32Type>();
+            let flag = b.column(3).as_boolean();
+            for k in 0..b.num_rows() {
+                assert_eq!(
+                    i64::from(i.value(k)),
+                    (r * 7919) % 70_000 - 35_000,
+                    "row {r}"
+                );
+                assert_eq!(l.value(k), r * r * 1_000_003 - (1 << 40), "row {r}");
+                assert_eq!(i64::from(e.keys().value(k)), r % 3, "row {r}");
+                assert_eq!(flag.value(k), r % 5 == 0, "row {r}");
+                r += 1;
+            }
+        }
+        assert_eq!(r, rows);
+    }
+    // A bad value in the second chunk of 1024 records: an int out of range, an enum index
+    // out of range, a boolean byte of 2, a long cut short by the end of the block.
+    let bad_row = 1500i64;
+    for (what, field, bad) in [
+        ("int", "field i", {
+            let mut d = Vec::new();
+            long(&mut d, 1 << 40);
+            long(&mut d, 1);
+            long(&mut d, 0);
+            d.push(0);
+            d
+        }),
+        ("enum", "field e", {
+            let mut d = Vec::new();
+            long(&mut d, 1);
+            long(&mut d, 1);
+            long(&mut d, 3);
+            d.push(0);
+            d
+        }),
+        ("boolean", "field b", {
+            let mut d = Vec::new();
+            long(&mut d, 1);
+            long(&mut d, 1);
+            long(&mut d, 0);
+            d.push(2);
+            d
+        }),
+    ] {
+        let mut d = Vec::new();
+        (0..bad_row).for_each(|r| row(&mut d, r));
+        d.extend_from_slice(&bad);
+        (bad_row + 1..rows).for_each(|r| row(&mut d, r));
+        expect_err(
+            what,
+            &file(&schema, &[block(rows, &d)]),
+            &[field, &format!("record {bad_row}")],
+        );
+    }
+    let mut d = Vec::new();
+    (0..bad_row).for_each(|r| row(&mut d, r));
+    long(&mut d, 1);
+    d.push(0x80);
+    expect_err(
+        "truncated long",
+        &file(&schema, &[block(bad_row + 1, &d)]),
+        &["field l", &format!("record {bad_row}")],
+    );
+}
+
 #[test]
 fn bad_uuid_fixed_and_decimal_values_name_their_field() {
     // The fast path reads uuid strings, fixed and decimals inline; a bad value in the third

@@ -6,7 +6,7 @@ use super::{nested_sticky, Column};
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
 use crate::error::DecodeError;
-use crate::varint::Kernel;
+use crate::varint::{BulkHint, Kernel};
 use arrow_array::{ArrayRef, StructArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::Fields;
@@ -23,17 +23,38 @@ pub(crate) struct StructCol {
     /// Schema resolution: the output order of the columns (indexes into `columns`), when it
     /// is not the order of the non-skipped columns (reader fields reordered or defaulted).
     pub(crate) order: Option<Arc<[usize]>>,
+    /// Whether every field is a varint (see [`StructCol::decode_flat`]).
+    flat: bool,
+    /// The varints of [`StructCol::decode_flat`]'s rows, and its bulk decoder's hint.
+    scratch: Vec<i64>,
+    hint: BulkHint,
 }
+
+/// Rows [`StructCol::decode_flat`] decodes at a time (bounds its scratch buffer).
+const FLAT_ROWS: usize = 1024;
+
+/// The fewest records worth [`StructCol::decode_flat`]'s set-up.
+const FLAT_MIN_ROWS: usize = 16;
 
 impl StructCol {
     pub(crate) fn new(columns: Vec<Column>, names: Vec<Arc<str>>, fields: Fields) -> Self {
         debug_assert_eq!(columns.len(), names.len());
+        let flat = columns.len() >= 2
+            && columns.iter().all(|c| {
+                matches!(
+                    c,
+                    Column::Int32(_) | Column::Int64(_) | Column::Enum(_) | Column::Boolean(_)
+                )
+            });
         StructCol {
             columns,
             names,
             fields,
             len: 0,
             order: None,
+            flat,
+            scratch: Vec::new(),
+            hint: BulkHint::default(),
         }
     }
 
@@ -71,9 +92,14 @@ impl StructCol {
             // (Leaves `c.pos` as it is, even past the end.)
             return Ok(());
         }
+        let flat = if self.flat && n >= FLAT_MIN_ROWS {
+            self.decode_flat(c, n)
+        } else {
+            0
+        };
         let mut start = c.pos;
         let f = &mut Sticky::new(c);
-        for i in 0..n {
+        for i in flat..n {
             for col in self.columns.iter_mut() {
                 // Every variant is named (no `_`), so that the jump table covers all tags and
                 // needs no range check.
@@ -112,6 +138,65 @@ impl StructCol {
         }
         c.pos = f.pos;
         Ok(())
+    }
+
+    /// Records whose fields are all varints (ints, longs, enums, booleans: metrics, ids,
+    /// timestamps, codes) are one run of varints: decoded in bulk, [`FLAT_ROWS`] records at a
+    /// time, by the kernel's array decoder, checked (int range, enum symbol, boolean byte) and
+    /// dealt out to the columns, with no dispatch or push per field. Returns how many of the
+    /// `n` records it decoded; at the first chunk that does not decode or check, it stops with
+    /// `c.pos` at that chunk's start, and the caller decodes the rest record by record (which
+    /// finds and names the error).
+    fn decode_flat<K: Kernel>(&mut self, c: &mut Cursor<'_, K>, n: usize) -> usize {
+        let k = self.columns.len();
+        let mut done = 0;
+        while done < n {
+            let rows = (n - done).min(FLAT_ROWS);
+            let start = c.pos;
+            self.scratch.clear();
+            let decoded = c.k.read_longs_hinted(
+                c.buf,
+                &mut c.pos,
+                rows * k,
+                &mut self.scratch,
+                &mut self.hint,
+            );
+            let valid = decoded.is_ok()
+                && self.columns.iter().enumerate().all(|(j, col)| {
+                    let mut values = self.scratch[j..].iter().step_by(k);
+                    match col {
+                        Column::Int32(_) => values.all(|&v| v as i32 as i64 == v),
+                        // Zigzag 0 and -1: the bytes 0 and 1.
+                        Column::Boolean(_) => values.all(|&v| v == 0 || v == -1),
+                        Column::Enum(e) => values.all(|&v| e.key(v) >= 0),
+                        _ => true,
+                    }
+                });
+            if !valid {
+                c.pos = start;
+                return done;
+            }
+            for (j, col) in self.columns.iter_mut().enumerate() {
+                let values = self.scratch[j..].iter().step_by(k);
+                match col {
+                    Column::Int64(p) => p.values.extend(values),
+                    Column::Int32(p) => p.values.extend(values.map(|&v| v as i32)),
+                    Column::Boolean(b) => values.for_each(|&v| b.push(v != 0)),
+                    Column::Enum(e) => {
+                        let mut keys = std::mem::take(&mut e.keys);
+                        keys.extend(values.map(|&v| e.key(v)));
+                        e.keys = keys;
+                    }
+                    other => unreachable!(
+                        "a flat record holds only varints, not {}",
+                        other.kind_name()
+                    ),
+                }
+            }
+            self.len += rows;
+            done += rows;
+        }
+        done
     }
 
     /// Decode again, value by value with [`Cursor`]'s errors, a record whose fast path failed
