@@ -25,6 +25,9 @@ pub(crate) struct StructCol {
     pub(crate) order: Option<Arc<[usize]>>,
     /// Whether every field is a varint (see [`StructCol::decode_flat`]).
     flat: bool,
+    /// The size of a record whose fields all have a fixed size (float, double, fixed), which
+    /// [`StructCol::decode_fixed_rows`] decodes with strided copies.
+    fixed_row: Option<usize>,
     /// The varints of [`StructCol::decode_flat`]'s rows, and its bulk decoder's hint.
     scratch: Vec<i64>,
     hint: BulkHint,
@@ -46,6 +49,16 @@ impl StructCol {
                     Column::Int32(_) | Column::Int64(_) | Column::Enum(_) | Column::Boolean(_)
                 )
             });
+        let fixed_row = columns
+            .iter()
+            .map(|c| match c {
+                Column::Float32(_) => Some(4),
+                Column::Float64(_) => Some(8),
+                Column::Fixed(f) => Some(f.size),
+                _ => None,
+            })
+            .sum::<Option<usize>>()
+            .filter(|&size| size > 0);
         StructCol {
             columns,
             names,
@@ -53,6 +66,7 @@ impl StructCol {
             len: 0,
             order: None,
             flat,
+            fixed_row,
             scratch: Vec::new(),
             hint: BulkHint::default(),
         }
@@ -92,8 +106,12 @@ impl StructCol {
             // (Leaves `c.pos` as it is, even past the end.)
             return Ok(());
         }
-        let flat = if self.flat && n >= FLAT_MIN_ROWS {
+        let flat = if n < FLAT_MIN_ROWS {
+            0
+        } else if self.flat {
             self.decode_flat(c, n)
+        } else if let Some(size) = self.fixed_row {
+            self.decode_fixed_rows(c, n, size)
         } else {
             0
         };
@@ -197,6 +215,55 @@ impl StructCol {
             done += rows;
         }
         done
+    }
+
+    /// Records whose fields all have a fixed size (floats, doubles, fixed: coordinates,
+    /// measurements, hashes) have a fixed size too: `n` of them are `n * size` bytes, each
+    /// field a strided copy from them. Any bytes are valid values. Returns the records decoded:
+    /// `n`, or 0 (nothing read) when fewer bytes are left, for the record loop to report.
+    fn decode_fixed_rows<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+        size: usize,
+    ) -> usize {
+        let Some(bytes) = n
+            .checked_mul(size)
+            .and_then(|total| c.buf.get(c.pos..)?.get(..total))
+        else {
+            return 0;
+        };
+        let mut offset = 0;
+        for col in self.columns.iter_mut() {
+            let rows = bytes.chunks_exact(size);
+            match col {
+                Column::Float64(p) => {
+                    p.values.extend(rows.map(|r| {
+                        f64::from_le_bytes(*r[offset..].first_chunk().expect("8 bytes in a row"))
+                    }));
+                    offset += 8;
+                }
+                Column::Float32(p) => {
+                    p.values.extend(rows.map(|r| {
+                        f32::from_le_bytes(*r[offset..].first_chunk().expect("4 bytes in a row"))
+                    }));
+                    offset += 4;
+                }
+                Column::Fixed(f) => {
+                    f.data.reserve(n * f.size);
+                    rows.for_each(|r| f.data.extend_from_slice(&r[offset..offset + f.size]));
+                    f.len += n;
+                    offset += f.size;
+                }
+                other => unreachable!(
+                    "a fixed-size record holds only floats and fixed, not {}",
+                    other.kind_name()
+                ),
+            }
+        }
+        c.pos += n * size;
+        self.len += n;
+        n
     }
 
     /// Decode again, value by value with [`Cursor`]'s errors, a record whose fast path failed
