@@ -43,5 +43,6 @@ for block in $blocks; do
   { echo; echo "## Blocks of ${block} KiB"; echo; ./target/release/families --rounds "$rounds" "${files[@]}"; } >> "$out"
   first=0
 done
+cat benches/families_notes.md >> "$out"
 mv "$out" docs/perf/families.md
 echo "wrote docs/perf/families.md"
