@@ -25,6 +25,7 @@
 //! The decoding core lives in [`avrow_engine`] (re-exported): use it to decode Avro records
 //! that arrive without a container file.
 
+mod batches;
 mod blocks;
 mod builder;
 mod codec;

@@ -3,6 +3,7 @@
 //! come back in file order. At most a small window of units is in flight, so memory does not
 //! grow with the file.
 
+use crate::batches::Batches;
 use crate::error::{Error, Result};
 use crate::source::{BlockSource, RawBlock, SkippedBlock};
 use crate::unit::{UnitOutput, WorkerState};
@@ -94,7 +95,7 @@ pub(crate) struct Parallel {
     /// Input bytes not yet handed to a unit (`None` for streams).
     remaining: Option<u64>,
     in_flight: VecDeque<InFlight>,
-    ready: VecDeque<RecordBatch>,
+    ready: Batches,
     pending_error: Option<Error>,
     /// No more units will be started (end of input, or an error was met).
     source_done: bool,
@@ -120,7 +121,7 @@ impl Parallel {
             threads: threads.max(1),
             remaining,
             in_flight: VecDeque::new(),
-            ready: VecDeque::new(),
+            ready: Batches::new(),
             pending_error: None,
             source_done: false,
             skipped: Vec::new(),
@@ -172,7 +173,7 @@ impl Parallel {
             if !skipped.is_empty() {
                 let (tx, rx) = sync_channel(1);
                 let _ = tx.send(UnitOutput {
-                    batches: Vec::new(),
+                    batches: Batches::new(),
                     skipped: Vec::new(),
                     error: None,
                 });
@@ -260,7 +261,7 @@ impl Parallel {
             skipped.extend(output.skipped);
             skipped.sort_by_key(|s| (s.file_index, s.block));
             self.skipped.extend(skipped);
-            self.ready.extend(output.batches);
+            self.ready.append(output.batches);
             self.source.release_before(unit.file_index, unit.end);
             if let Some(e) = output.error {
                 // Everything before the error is delivered, then the error, then nothing.

@@ -1,16 +1,16 @@
 //! The single-threaded engine: blocks decoded one after another on the caller's thread, batches
 //! filled across block boundaries.
 
+use crate::batches::Batches;
 use crate::error::{Error, Result};
 use crate::source::{BlockSource, RawBlock, SkippedBlock};
 use crate::unit::WorkerState;
 use arrow_array::RecordBatch;
-use std::collections::VecDeque;
 
 pub(crate) struct Sequential {
     source: BlockSource,
     state: WorkerState,
-    ready: VecDeque<RecordBatch>,
+    ready: Batches,
     /// The last block decoded (to name it if the final flush fails).
     last: Option<RawBlock>,
     pending_error: Option<Error>,
@@ -24,7 +24,7 @@ impl Sequential {
         Sequential {
             source,
             state,
-            ready: VecDeque::new(),
+            ready: Batches::new(),
             last: None,
             pending_error: None,
             finished: false,
@@ -39,12 +39,12 @@ impl Sequential {
         let Some(block) = next? else {
             return Ok(false);
         };
-        let mut out = Vec::new();
+        let mut out = Batches::new();
         let result = self
             .state
             .decode_or_skip(&block, block.count, &mut out, &mut self.skipped);
         self.state.release_large_scratch();
-        self.ready.extend(out);
+        self.ready.append(out);
         self.source.release_before(block.ctx.file_index, block.end);
         self.last = Some(block);
         result.map(|()| true)
@@ -52,9 +52,9 @@ impl Sequential {
 
     fn flush(&mut self) -> Result<()> {
         if let Some(block) = &self.last {
-            let mut out = Vec::new();
+            let mut out = Batches::new();
             self.state.flush_into(block, &mut out)?;
-            self.ready.extend(out);
+            self.ready.append(out);
         }
         Ok(())
     }

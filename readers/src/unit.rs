@@ -1,10 +1,10 @@
 //! Decoding a run of consecutive blocks (a work unit) on one thread, with state that a worker
 //! reuses from unit to unit: its record decoder, its decompressor and its decompression buffer.
 
+use crate::batches::Batches;
 use crate::codec::Decompressor;
 use crate::error::{Error, Result};
 use crate::source::{RawBlock, SkippedBlock};
-use arrow_array::RecordBatch;
 use avrow_engine::{DecodeError, DecodeErrorKind, RecordDecoder};
 
 /// What a worker keeps between units.
@@ -51,11 +51,7 @@ impl WorkerState {
     }
 
     /// Flush the buffered rows, if any, into `out`.
-    pub(crate) fn flush_into(
-        &mut self,
-        block: &RawBlock,
-        out: &mut Vec<RecordBatch>,
-    ) -> Result<()> {
+    pub(crate) fn flush_into(&mut self, block: &RawBlock, out: &mut Batches) -> Result<()> {
         if let Some(batch) = self.decoders[self.current]
             .flush()
             .map_err(|e| Self::decode_error(block, e))?
@@ -72,7 +68,7 @@ impl WorkerState {
         &mut self,
         block: &RawBlock,
         rows_ahead: u64,
-        out: &mut Vec<RecordBatch>,
+        out: &mut Batches,
         skipped: &mut Vec<SkippedBlock>,
     ) -> Result<()> {
         if !block.ctx.skip_bad_blocks {
@@ -83,14 +79,12 @@ impl WorkerState {
             self.current = block.ctx.plan.min(self.decoders.len() - 1);
         }
         let rows_before = self.decoders[self.current].buffered_rows();
-        let batches_before = out.len();
+        let mark = out.mark();
         let Err(error) = self.decode_block(block, rows_ahead, out) else {
             return Ok(());
         };
-        if out.len() > batches_before {
+        if let Some(first) = out.first_since(mark) {
             // Batches filled inside the bad block: keep only the rows of earlier blocks.
-            out.truncate(batches_before + 1);
-            let first = out.pop().expect("a batch filled in the block");
             if rows_before > 0 {
                 out.push(first.slice(0, rows_before));
             }
@@ -113,7 +107,7 @@ impl WorkerState {
         &mut self,
         block: &RawBlock,
         rows_ahead: u64,
-        out: &mut Vec<RecordBatch>,
+        out: &mut Batches,
     ) -> Result<()> {
         if block.ctx.plan != self.current {
             // Rows of another writer schema are buffered: they end their batch here.
@@ -127,6 +121,26 @@ impl WorkerState {
             .check_record_count(block.count, data.len())
             .map_err(|e| Self::decode_error(block, e))?;
         let (mut pos, mut done) = (0, 0);
+        let batch_size = decoder.batch_size();
+        if decoder.min_record_size() == 0 {
+            // Records of zero bytes are all the same row: decode one full batch and repeat it
+            // for the block's other full batches (see `batches.rs`).
+            while decoder.buffered_rows() == 0 && count - done >= 2 * batch_size {
+                let before = pos;
+                decoder
+                    .decode_rows(data, &mut pos, batch_size)
+                    .map_err(|e| Self::decode_error(block, e.with_record_base(done as u64)))?;
+                let batch = decoder.flush().map_err(|e| Self::decode_error(block, e))?;
+                let (Some(batch), true) = (batch, pos == before) else {
+                    return Err(Error::Internal(
+                        "records of zero bytes read bytes or gave no batch".into(),
+                    ));
+                };
+                let times = (count - done) / batch_size;
+                out.push_run(batch, times as u64);
+                done += times * batch_size;
+            }
+        }
         while done < count {
             if decoder.buffered_rows() == 0 {
                 let ahead = rows_ahead
@@ -155,7 +169,7 @@ impl WorkerState {
     /// Decode a whole unit into batches (the last one may be short). Rows before an error are
     /// delivered, then the error.
     pub(crate) fn decode_unit(&mut self, blocks: &[RawBlock]) -> UnitOutput {
-        let mut batches = Vec::new();
+        let mut batches = Batches::new();
         let mut skipped = Vec::new();
         let mut error = None;
         let mut rows_ahead: u64 = blocks.iter().map(|b| b.count).sum();
@@ -184,7 +198,7 @@ impl WorkerState {
 /// The result of decoding one unit: its batches in order, the blocks it skipped, then
 /// possibly an error.
 pub(crate) struct UnitOutput {
-    pub(crate) batches: Vec<RecordBatch>,
+    pub(crate) batches: Batches,
     pub(crate) skipped: Vec<SkippedBlock>,
     pub(crate) error: Option<Error>,
 }
@@ -193,7 +207,7 @@ impl UnitOutput {
     /// A unit that produced nothing but `error`.
     pub(crate) fn failed(error: Error) -> Self {
         UnitOutput {
-            batches: Vec::new(),
+            batches: Batches::new(),
             skipped: Vec::new(),
             error: Some(error),
         }

@@ -192,6 +192,11 @@ impl RecordDecoder {
         &self.schema
     }
 
+    /// The fewest bytes a record takes (0: every record takes none, and all rows are alike).
+    pub fn min_record_size(&self) -> usize {
+        self.min_record_size
+    }
+
     /// Rows decoded and not yet flushed.
     pub fn buffered_rows(&self) -> usize {
         self.root.len

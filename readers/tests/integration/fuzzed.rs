@@ -20,6 +20,12 @@ const LIMIT: Duration = Duration::from_secs(20);
 /// Findings not fixed yet: `(target, file name)`, each also with an ignored test below.
 const OPEN: &[(&str, &str)] = &[];
 
+/// Container inputs that legitimately hold more rows than the harness keeps
+/// ([`crate::harness::MAX_ROWS`]: it holds every batch to compare them): millions of records
+/// of zero bytes. The fuzz target's own replay (`container_inputs`, which stops a reader after
+/// 16 384 batches) and `hostile::blocks_of_zero_byte_records_share_one_batch` cover them.
+const MANY_ROWS: &[&str] = &["zero-byte-records-many-small-batches.avro"];
+
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
 }
@@ -87,7 +93,7 @@ fn container_inputs_through_the_harness() {
     for kind in ["seeds", "regressions"] {
         for path in inputs(kind, "container") {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if OPEN.contains(&("container", name.as_str())) {
+            if OPEN.contains(&("container", name.as_str())) || MANY_ROWS.contains(&name.as_str()) {
                 continue;
             }
             let data = std::fs::read(&path).expect("read input");
