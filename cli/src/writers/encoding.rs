@@ -21,8 +21,8 @@
 //! - everything else: PLAIN (strings measured no better with `DELTA_LENGTH_BYTE_ARRAY`).
 //!
 //! A sample decides the dictionary but not the split: how well a few thousand values compress
-//! predicts neither way how a megabyte page compresses. The sample is the first rows whatever
-//! the batch sizes or thread count, so the file stays the same for the same input. Numbers
+//! predicts neither way how a megabyte page compresses. The sample is exactly the first rows,
+//! however they arrive in batches, so the choice is the same whatever the thread count. Numbers
 //! behind these rules: `docs/perf/parquet.md`.
 
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};

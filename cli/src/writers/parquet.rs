@@ -24,10 +24,11 @@
 //!   order, on the caller's thread.
 //!
 //! The file is started once the first [`SAMPLE_ROWS`] rows are in: the encoding of every leaf
-//! column is chosen from them (`encoding.rs`). One column chunk is always encoded by one
-//! writer, in row order: the file is byte for byte the same whatever the thread count or
-//! batch size, and the same as `ArrowWriter` writes with these properties (same schema
-//! conversion, embedded Arrow schema).
+//! column is chosen from them (`encoding.rs`). Batches are re-cut at multiples of the batch
+//! size ([`Rebatch`]) and one column chunk is always encoded by one writer, in row order: the
+//! file is byte for byte the same whatever the thread count (page boundaries follow the
+//! `--batch-size`), and the same as `ArrowWriter` writes with these properties and batches
+//! (same schema conversion, embedded Arrow schema).
 
 use super::compat::{self, Mapping};
 use super::encoding::{Plan, SAMPLE_ROWS};

@@ -333,7 +333,8 @@ fn parallel_parquet_encoding_is_deterministic() {
         &dir.path().join("t8.parquet"),
         &[&g.wide],
     )]);
-    // The encodings are chosen from the first rows, whatever the batches they come in.
+    // The encodings are chosen from exactly the first rows, whatever the batches they come in
+    // (this file's columns fit one page each, so only that choice could differ).
     let mut files = Vec::new();
     for (threads, batch) in [("1", "8192"), ("1", "100"), ("2", "777"), ("2", "3000")] {
         let output = dir
