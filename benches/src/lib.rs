@@ -8,3 +8,13 @@ pub mod data;
 pub mod readers;
 pub mod value_to_arrow;
 pub mod varint_data;
+
+/// The median of `v` (the upper one of an even count), with its minimum and maximum: what the
+/// interleaved ratio binaries report per reader and per ratio.
+///
+/// # Panics
+/// If `v` is empty.
+pub fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}

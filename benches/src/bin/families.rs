@@ -10,14 +10,9 @@
 //! one-thread ratio meets `--target`. A reader that cannot read a file is reported, not timed.
 
 use avrow_benches::args::arg;
+use avrow_benches::median_min_max;
 use avrow_benches::readers::{arrow_avro_bytes_rows, avrow_bytes_rows};
 use std::time::Instant;
-
-/// The median of `v` (the upper one of an even count), with its minimum and maximum.
-fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], v[0], v[v.len() - 1])
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -13,6 +13,7 @@
 
 use avrow_benches::args::{arg, list};
 use avrow_benches::data::{self, BenchFile};
+use avrow_benches::median_min_max;
 use avrow_benches::readers::{apache_value_rows, arrow_avro_rows, avrow_rows};
 use avrow_datasets::{Codec, Shape};
 use std::time::Instant;
@@ -37,12 +38,6 @@ const READERS: [Reader; 3] = [
         decode: apache_value_rows,
     },
 ];
-
-/// The median of `v` (the upper one of an even count), with its minimum and maximum.
-fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
-    v.sort_by(f64::total_cmp);
-    (v[v.len() / 2], v[0], v[v.len() - 1])
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
