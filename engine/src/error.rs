@@ -75,6 +75,14 @@ pub enum DecodeErrorKind {
         /// The writer's branch type.
         branch: String,
     },
+    /// An array or map block whose items take a different number of bytes than the block's
+    /// recorded byte size (found where a block is checked as it streams).
+    BlockSizeMismatch {
+        /// The byte size the block records.
+        declared: u64,
+        /// The bytes its items take.
+        actual: u64,
+    },
 }
 
 impl fmt::Display for DecodeErrorKind {
@@ -121,6 +129,10 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::UnresolvedUnionBranch { index, branch } => write!(
                 f,
                 "union branch {index} ({branch}) of the writer's schema matches nothing in the reader's schema"
+            ),
+            DecodeErrorKind::BlockSizeMismatch { declared, actual } => write!(
+                f,
+                "collection block records a size of {declared} bytes, but its items take {actual}"
             ),
         }
     }

@@ -15,7 +15,7 @@ pub mod plan;
 pub mod schema;
 pub mod varint;
 
-pub use decode::{DecodePlan, RecordDecoder, DEFAULT_BATCH_SIZE};
+pub use decode::{DecodePlan, RecordDecoder, StreamCheckError, DEFAULT_BATCH_SIZE};
 pub use error::{DecodeError, DecodeErrorKind, PlanError};
 pub use plan::{DecodeOptions, AVRO_SCHEMA_KEY};
 pub use schema::{Schema, SchemaError, SchemaErrorKind};

@@ -13,7 +13,9 @@
 use arrow_array::{Array, RecordBatch};
 use avrow::avrow_engine::schema::Fingerprint;
 use avrow::avrow_engine::varint::{self, KernelKind};
-use avrow::avrow_engine::{DecodeOptions, DecodePlan, RecordDecoder, Schema};
+use avrow::avrow_engine::{
+    DecodeErrorKind, DecodeOptions, DecodePlan, RecordDecoder, Schema, StreamCheckError,
+};
 
 /// Blocks may decompress to at most this much, so that legitimate inputs cannot allocate much.
 pub const MAX_BLOCK_SIZE: usize = 16 << 20;
@@ -466,6 +468,7 @@ fn decode_tail(plan: &DecodePlan, mut data: &[u8]) {
         let first = count.min(u64::from(kernel_byte >> 4));
         vec![(&data[..at], first), (&data[at..], count - first)]
     };
+    check_in_pieces(plan, blocks[0], batch_size, split, kernel_byte);
     let decoder = plan.decoder().with_batch_size(batch_size);
     let other = kernel(kernel_byte as usize);
     let reference = decode_blocks(decoder.clone().with_kernel(KernelKind::Scalar), &blocks);
@@ -477,6 +480,55 @@ fn decode_tail(plan: &DecodePlan, mut data: &[u8]) {
             decoded.error,
             reference.error
         );
+    }
+}
+
+/// [`RecordDecoder::check_stream`] over `block` in pieces (of 1–8 bytes) with a window (of
+/// 16–136 bytes, or larger than the block): it never rejects a block that decodes, and where
+/// the window holds the whole block its error is the one decoding gives.
+fn check_in_pieces(plan: &DecodePlan, (data, count): (&[u8], u64), batch: usize, a: u8, b: u8) {
+    let decoder = plan.decoder().with_batch_size(batch);
+    let piece = 1 + (a as usize & 7);
+    let window = if b & 1 == 0 {
+        data.len() + 16
+    } else {
+        16 + (b as usize >> 1)
+    };
+    let mut at = 0;
+    let mut fill = |out: &mut Vec<u8>| -> Result<usize, ()> {
+        let p = &data[at..(at + piece).min(data.len())];
+        at += p.len();
+        out.extend_from_slice(p);
+        Ok(p.len())
+    };
+    let checked = match decoder.check_stream(count, window, data.len(), &mut fill) {
+        Ok(()) => None,
+        Err(StreamCheckError::Decode(e)) => Some(e),
+        Err(e) => panic!("the source never fails: {e:?}"),
+    };
+    let decoded = decoder.clone().decode_block(data, count).err();
+    match (&checked, &decoded) {
+        // Decoding jumps over a skipped collection block by its recorded size; the check
+        // reads its items, and refuses a size they do not take.
+        (Some(e), None) if !matches!(e.kind(), DecodeErrorKind::BlockSizeMismatch { .. }) => {
+            panic!("the check rejected a block that decodes: {e}")
+        }
+        // With the whole block in the window, the same error (a count too large for the data
+        // is found where the data ends).
+        (Some(c), Some(d))
+            if window > data.len() && !matches!(d.kind(), DecodeErrorKind::TooLarge(_)) =>
+        {
+            assert_eq!(c.kind(), d.kind(), "check {c} vs decode {d}");
+            assert_eq!(
+                (c.offset(), c.record()),
+                (d.offset(), d.record()),
+                "check {c} vs decode {d}"
+            );
+        }
+        (None, Some(d)) if window > data.len() => {
+            panic!("the check passed a block whose decode fails: {d}")
+        }
+        _ => {}
     }
 }
 

@@ -147,6 +147,93 @@ fn zstd_eager_size(input_len: usize) -> u64 {
     (input_len as u64).saturating_mul(32).max(4 << 20)
 }
 
+/// The most a block may decompress to before its data is checked as it streams
+/// ([`RecordDecoder::check_stream`](avrow_engine::RecordDecoder::check_stream)) rather than
+/// held whole: 16 MiB, or 16 times its compressed size. `None` where the codec cannot expand
+/// beyond that much more than the bytes present (null; snappy: at most ~21×, bounded before
+/// it allocates).
+pub(crate) fn expansion_cap(codec: Codec, input_len: usize) -> Option<usize> {
+    match codec {
+        Codec::Null | Codec::Snappy => None,
+        Codec::Deflate | Codec::Zstandard | Codec::Bzip2 | Codec::Xz => {
+            Some(input_len.saturating_mul(16).max(16 << 20))
+        }
+    }
+}
+
+/// The bytes a window of [`RecordDecoder::check_stream`](avrow_engine::RecordDecoder::check_stream)
+/// holds while it checks a block that expands past [`expansion_cap`].
+pub(crate) const CHECK_WINDOW: usize = 8 << 20;
+
+/// A block's data decompressed as a stream, in pieces of at most 256 KiB, for checking a block
+/// that expands past [`expansion_cap`]. Never more than `limit` bytes in all.
+pub(crate) struct Pieces<'a> {
+    reader: Box<dyn Read + 'a>,
+    total: usize,
+    limit: usize,
+}
+
+impl<'a> Pieces<'a> {
+    /// The pieces of `input` under `codec` (null and snappy are not streamed: see
+    /// [`expansion_cap`]).
+    pub(crate) fn new(
+        codec: Codec,
+        input: &'a [u8],
+        limit: usize,
+    ) -> Result<Self, DecompressError> {
+        let reader: Box<dyn Read + 'a> = match codec {
+            Codec::Null | Codec::Snappy => Box::new(input),
+            Codec::Deflate => Box::new(flate2::read::DeflateDecoder::new(input)),
+            Codec::Zstandard => Box::new(
+                zstd::stream::read::Decoder::with_buffer(input)
+                    .map_err(|e| DecompressError::Corrupt(e.to_string()))?,
+            ),
+            Codec::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(input)),
+            Codec::Xz => Box::new(liblzma::read::XzDecoder::new_stream(input, xz_stream()?)),
+        };
+        Ok(Pieces {
+            reader,
+            total: 0,
+            limit,
+        })
+    }
+
+    /// Append the next piece to `out`; its length, 0 at the end.
+    pub(crate) fn next_into(&mut self, out: &mut Vec<u8>) -> Result<usize, DecompressError> {
+        // One byte more than the limit allows, to find out whether there is more.
+        let room = (self.limit - self.total.min(self.limit) + 1).min(256 << 10);
+        let n = (&mut self.reader)
+            .take(room as u64)
+            .read_to_end(out)
+            .map_err(io_error)?;
+        self.total += n;
+        if self.total > self.limit {
+            return Err(DecompressError::OverLimit { limit: self.limit });
+        }
+        Ok(n)
+    }
+}
+
+fn xz_stream() -> Result<liblzma::stream::Stream, DecompressError> {
+    liblzma::stream::Stream::new_stream_decoder(XZ_MEMLIMIT, liblzma::stream::CONCATENATED)
+        .map_err(|e| DecompressError::Corrupt(e.to_string()))
+}
+
+/// A decoder's I/O error as a decompression error.
+fn io_error(e: std::io::Error) -> DecompressError {
+    let memory = e
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<liblzma::stream::Error>())
+        .is_some_and(|inner| matches!(inner, liblzma::stream::Error::MemLimit));
+    if memory {
+        DecompressError::DecoderMemory { limit: XZ_MEMLIMIT }
+    } else if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        DecompressError::Truncated
+    } else {
+        DecompressError::Corrupt(e.to_string())
+    }
+}
+
 /// Per-worker decompression state, reused across blocks.
 pub(crate) struct Decompressor {
     inflate: flate2::Decompress,
@@ -183,18 +270,11 @@ impl Decompressor {
             Codec::Snappy => snappy(input, out, limit),
             Codec::Zstandard => self.zstd(input, out, limit),
             Codec::Bzip2 => read_all(bzip2::read::MultiBzDecoder::new(input), out, limit),
-            Codec::Xz => {
-                let stream = liblzma::stream::Stream::new_stream_decoder(
-                    XZ_MEMLIMIT,
-                    liblzma::stream::CONCATENATED,
-                )
-                .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
-                read_all(
-                    liblzma::read::XzDecoder::new_stream(input, stream),
-                    out,
-                    limit,
-                )
-            }
+            Codec::Xz => read_all(
+                liblzma::read::XzDecoder::new_stream(input, xz_stream()?),
+                out,
+                limit,
+            ),
         }
     }
 
@@ -303,19 +383,6 @@ fn snappy(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), Decompres
 
 /// Read a decoder to its end into `out`, which grows as bytes arrive, stopping past `limit`.
 fn read_all(mut reader: impl Read, out: &mut Vec<u8>, limit: usize) -> Result<(), DecompressError> {
-    let fail = |e: std::io::Error| {
-        let memory = e
-            .get_ref()
-            .and_then(|inner| inner.downcast_ref::<liblzma::stream::Error>())
-            .is_some_and(|inner| matches!(inner, liblzma::stream::Error::MemLimit));
-        if memory {
-            DecompressError::DecoderMemory { limit: XZ_MEMLIMIT }
-        } else if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            DecompressError::Truncated
-        } else {
-            DecompressError::Corrupt(e.to_string())
-        }
-    };
     out.reserve(64 << 10);
     let mut growth = Growth::new(out, limit);
     loop {
@@ -324,7 +391,10 @@ fn read_all(mut reader: impl Read, out: &mut Vec<u8>, limit: usize) -> Result<()
         let room = (buf.capacity() - before) as u64;
         // Reads into the spare capacity, never past it (the probe at a full buffer is a
         // read of the exhausted `Take`).
-        let n = (&mut reader).take(room).read_to_end(buf).map_err(fail)?;
+        let n = (&mut reader)
+            .take(room)
+            .read_to_end(buf)
+            .map_err(io_error)?;
         growth.wrote(n);
         if (n as u64) < room {
             return growth.finish();

@@ -7,9 +7,10 @@
 //! block (in a stream, first through the bytes it already read) to the next marker and goes on
 //! with the block after it.
 
-use crate::codec::{Codec, Decompressor};
+use crate::codec::{expansion_cap, Codec, DecompressError, Decompressor, Pieces, CHECK_WINDOW};
 use crate::container::{frame_block, read_block, Counting, FrameError, Header};
 use crate::error::{BlockErrorKind, Error, Result};
+use avrow_engine::{RecordDecoder, StreamCheckError};
 use bytes::Bytes;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read};
@@ -103,6 +104,49 @@ impl RawBlock {
                     .block_error(self, BlockErrorKind::Decompression { codec, error })
             })?;
         Ok(scratch)
+    }
+
+    /// The block's data decompressed as [`RawBlock::decompressed`] does, for `decoder`. A block
+    /// that expands past [`expansion_cap`] (a possible decompression bomb) is first checked
+    /// as it streams ([`RecordDecoder::check_stream`]), holding a window of it, and only
+    /// decompressed whole if it is a valid block: an invalid one fails with the error
+    /// decoding it would give, having used little memory.
+    pub(crate) fn decompressed_for<'a>(
+        &'a self,
+        decoder: &RecordDecoder,
+        decompressor: &mut Decompressor,
+        scratch: &'a mut Vec<u8>,
+    ) -> Result<&'a [u8]> {
+        let codec = self.ctx.codec;
+        let limit = self.ctx.max_block_size;
+        let decompression = |error| {
+            self.ctx
+                .block_error(self, BlockErrorKind::Decompression { codec, error })
+        };
+        if let Some(cap) = expansion_cap(codec, self.data.len()).filter(|&cap| cap < limit) {
+            match decompressor.decompress(codec, &self.data, scratch, cap) {
+                Ok(()) => return Ok(scratch),
+                Err(DecompressError::OverLimit { .. }) => {}
+                Err(error) => return Err(decompression(error)),
+            }
+            scratch.clear();
+            scratch.shrink_to(CHECK_WINDOW);
+            let mut pieces = Pieces::new(codec, &self.data, limit).map_err(decompression)?;
+            let mut fill = |out: &mut Vec<u8>| pieces.next_into(out);
+            decoder
+                .check_stream(self.count, CHECK_WINDOW, limit, &mut fill)
+                .map_err(|e| match e {
+                    StreamCheckError::Source(error) => decompression(error),
+                    StreamCheckError::Decode(source) => Error::Decode {
+                        file: self.ctx.file.to_string(),
+                        block: self.index,
+                        offset: self.offset,
+                        source,
+                    },
+                    other => Error::Internal(format!("unexpected check result: {other:?}")),
+                })?;
+        }
+        self.decompressed(decompressor, scratch)
     }
 
     /// This block as skipped because of `error`.

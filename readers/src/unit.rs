@@ -115,8 +115,8 @@ impl WorkerState {
             self.current = block.ctx.plan.min(self.decoders.len() - 1);
         }
         self.release_large_scratch();
-        let data = block.decompressed(&mut self.decompressor, &mut self.scratch)?;
         let decoder = &mut self.decoders[self.current];
+        let data = block.decompressed_for(decoder, &mut self.decompressor, &mut self.scratch)?;
         let count = decoder
             .check_record_count(block.count, data.len())
             .map_err(|e| Self::decode_error(block, e))?;

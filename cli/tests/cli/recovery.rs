@@ -182,6 +182,11 @@ fn zigzag(out: &mut Vec<u8>, v: i64) {
 /// A container file with `codec`, a one-`long` schema and these blocks (count, data).
 fn container(codec: &str, blocks: &[(i64, Vec<u8>)]) -> Vec<u8> {
     let schema = r#"{"type":"record","name":"R","fields":[{"name":"a","type":"long"}]}"#;
+    container_of(schema, codec, blocks)
+}
+
+/// A container file with `schema`, `codec` and these blocks (count, data).
+fn container_of(schema: &str, codec: &str, blocks: &[(i64, Vec<u8>)]) -> Vec<u8> {
     let sync = *b"0123456789abcdef";
     let mut f = b"Obj\x01".to_vec();
     zigzag(&mut f, 2);
@@ -226,24 +231,65 @@ fn hostile_files(dir: &Path) -> Vec<(String, PathBuf, Vec<&'static str>)> {
     zigzag(&mut null, 1 << 40);
     null.extend_from_slice(&[0; 100]);
     add("null-lying-size", null, vec![]);
-    // deflate and zstandard: 256 MiB of zeros (a real bomb), read with a 16 MiB limit.
-    let zeros = vec![0u8; 256 << 20];
-    let deflated = {
+    // Real bombs, at the default block size limit (1 GiB) and at 16 MiB: data that does
+    // decompress to far more than the file, and is not a valid block. 256 MiB of zeros is one
+    // record (0) and trailing bytes.
+    let deflate = |data: &[u8]| {
         use std::io::Write;
         let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
-        e.write_all(&zeros).unwrap();
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let zstd = |data: &[u8]| zstd::bulk::compress(data, 3).unwrap();
+    let mut zeros = vec![0u8; 256 << 20];
+    for (limit, extra) in [("", vec![]), ("-16M", vec!["--max-block-size", "16M"])] {
+        let name = format!("deflate-bomb{limit}");
+        add(
+            &name,
+            container("deflate", &[(1, deflate(&zeros))]),
+            extra.clone(),
+        );
+        let name = format!("zstd-bomb{limit}");
+        add(&name, container("zstandard", &[(1, zstd(&zeros))]), extra);
+    }
+    let bzip2 = |data: &[u8]| {
+        use std::io::Write;
+        let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    };
+    let xz = |data: &[u8]| {
+        use std::io::Write;
+        let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
+        e.write_all(data).unwrap();
         e.finish().unwrap()
     };
     add(
-        "deflate-bomb",
-        container("deflate", &[(1, deflated)]),
-        vec!["--max-block-size", "16M"],
+        "bzip2-bomb",
+        container("bzip2", &[(1, bzip2(&zeros))]),
+        vec![],
     );
-    let zstd = zstd::bulk::compress(&zeros, 3).unwrap();
+    add("xz-bomb", container("xz", &[(1, xz(&zeros))]), vec![]);
+    // 256 Mi valid records of one byte each, then an overlong varint: invalid only at the end.
+    zeros.extend_from_slice(&[0xff; 11]);
+    let count = (256 << 20) + 1;
     add(
-        "zstd-bomb",
-        container("zstandard", &[(1, zstd)]),
-        vec!["--max-block-size", "16M"],
+        "zstd-bomb-bad-last-record",
+        container("zstandard", &[(count, zstd(&zeros))]),
+        vec![],
+    );
+    drop(zeros);
+    // One record holding a 768 MiB string, then a stray byte.
+    let schema = r#"{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}"#;
+    let len = 768usize << 20;
+    let mut string = Vec::with_capacity(len + 8);
+    zigzag(&mut string, len as i64);
+    string.resize(string.len() + len, b'a');
+    string.push(0);
+    add(
+        "zstd-bomb-one-long-string",
+        container_of(schema, "zstandard", &[(1, zstd(&string))]),
+        vec![],
     );
     files
 }

@@ -11,6 +11,7 @@ mod cursor;
 mod pool;
 pub(crate) mod resolve;
 pub(crate) mod skip;
+mod stream;
 
 use crate::error::{DecodeError, DecodeErrorKind, PlanError};
 use crate::plan::{compile, Compiled, DecodeOptions, AVRO_SCHEMA_KEY};
@@ -20,8 +21,11 @@ use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema as ArrowSchema, SchemaRef};
 use column::StructCol;
 use cursor::Cursor;
+use skip::Skip;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+pub use stream::StreamCheckError;
 
 /// The default number of rows per batch.
 pub const DEFAULT_BATCH_SIZE: usize = 8192;
@@ -48,6 +52,7 @@ pub struct DecodePlan {
     schema: SchemaRef,
     root: StructCol,
     min_record_size: usize,
+    record_skip: Option<Arc<Skip>>,
 }
 
 impl DecodePlan {
@@ -106,6 +111,7 @@ impl DecodePlan {
             schema: Arc::new(arrow),
             root: compiled.root,
             min_record_size,
+            record_skip: compiled.record_skip.map(Arc::new),
         })
     }
 
@@ -125,6 +131,7 @@ impl DecodePlan {
             schema: self.schema.clone(),
             root: self.root.clone(),
             min_record_size: self.min_record_size,
+            record_skip: self.record_skip.clone(),
             kernel: crate::varint::selected().unwrap_or_else(|_| crate::varint::best_available()),
             batch_size: DEFAULT_BATCH_SIZE,
             last_batch_rows: 0,
@@ -145,6 +152,8 @@ pub struct RecordDecoder {
     schema: SchemaRef,
     root: StructCol,
     min_record_size: usize,
+    /// How to skip a whole writer record ([`RecordDecoder::check_stream`]).
+    record_skip: Option<Arc<Skip>>,
     kernel: KernelKind,
     batch_size: usize,
     /// Rows of the last flushed batch: a new batch reserves room for at least that many (up to

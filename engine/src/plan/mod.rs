@@ -103,6 +103,9 @@ impl Proj {
 pub(crate) struct Compiled {
     pub(crate) root: StructCol,
     pub(crate) fields: Fields,
+    /// How to skip one whole record of the writer's schema, for checking a block whose data
+    /// arrives in pieces (`decode/stream.rs`). `None` where the unrolled schema is too large.
+    pub(crate) record_skip: Option<Skip>,
 }
 
 /// Compiles a (writer, reader) pair of schemas. Without a reader schema both are the writer's,
@@ -236,9 +239,15 @@ pub(crate) fn compile(
         )?,
     };
     let fields = body.fields.clone();
+    // A separate node budget: the skip of the whole writer record must not make a schema
+    // that compiles fail.
+    c.nodes = 0;
+    c.stack.clear();
+    let record_skip = c.skip(c.w.root(), 0).ok();
     Ok(Compiled {
         root: body.into_struct(),
         fields,
+        record_skip,
     })
 }
 

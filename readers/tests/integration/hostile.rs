@@ -1174,3 +1174,76 @@ fn every_codec_and_the_null_codec_are_held_to_the_block_size_limit() {
         }
     }
 }
+
+#[test]
+fn blocks_that_expand_far_are_checked_as_they_stream() {
+    // 32 MiB of zeros: 32 Mi records of `0`, far beyond 16 times their compressed size, so
+    // each block is checked as it streams before it is decompressed whole.
+    let zeros = vec![0u8; 32 << 20];
+    let mut small = Vec::new();
+    for v in [1, 2, 3] {
+        long(&mut small, v);
+    }
+    for codec in ["deflate", "zstandard", "bzip2", "xz"] {
+        let c = match codec {
+            "deflate" => apache_avro::Codec::Deflate(Default::default()),
+            "zstandard" => apache_avro::Codec::Zstandard(Default::default()),
+            "bzip2" => apache_avro::Codec::Bzip2(Default::default()),
+            _ => apache_avro::Codec::Xz(Default::default()),
+        };
+        let compress = |data: &[u8]| {
+            let mut out = data.to_vec();
+            c.compress(&mut out).unwrap();
+            out
+        };
+        let (big, tail) = (compress(&zeros), compress(&small));
+        let file = |count: i64| {
+            let mut f = header_with(&[
+                ("avro.schema", long_rec().as_bytes()),
+                ("avro.codec", codec.as_bytes()),
+            ]);
+            f.extend_from_slice(&block(count, &big));
+            f.extend_from_slice(&block(3, &tail));
+            f
+        };
+        for src in [Src::Bytes, Src::Stream] {
+            let what = format!("{codec} via {src:?}");
+            let opts = Opts {
+                src,
+                ..Opts::batch(1 << 20)
+            };
+            // Valid: every row (more than the harness reads).
+            let valid = file(32 << 20);
+            let reader = match src {
+                Src::Bytes => opts.builder().read_bytes(valid),
+                _ => opts.builder().read_stream(std::io::Cursor::new(valid)),
+            };
+            let rows: usize = reader
+                .unwrap()
+                .map(|b| b.unwrap_or_else(|e| panic!("{what}: {e}")).num_rows())
+                .sum();
+            assert_eq!(rows, (32 << 20) + 3, "{what}");
+            // One record and 32 MiB - 1 trailing bytes: the error decoding would give.
+            let bad = file(1);
+            let msg = expect_err_with(&what, &bad, &["block 0", "left over", "at byte 1 "], &opts);
+            assert!(
+                msg.contains(&format!("{}", (32 << 20) - 1)),
+                "{what}: {msg}"
+            );
+            // Too few records for the data: the record that is not there.
+            let short = file((32 << 20) + 1);
+            expect_err_with(&what, &short, &["block 0", "record 33554432"], &opts);
+            // Skipped whole with skip_bad_blocks, the next block read.
+            let mut reader = opts
+                .builder()
+                .with_skip_bad_blocks(true)
+                .read_bytes(bad.clone())
+                .unwrap();
+            let rows: usize = reader.by_ref().map(|b| b.unwrap().num_rows()).sum();
+            assert_eq!(rows, 3, "{what}");
+            let skipped = reader.take_skipped();
+            assert_eq!(skipped.len(), 1, "{what}");
+            assert_eq!(skipped[0].block, 0, "{what}");
+        }
+    }
+}
