@@ -14,7 +14,8 @@ use arrow_array::{Array, RecordBatch};
 use avrow::avrow_engine::schema::Fingerprint;
 use avrow::avrow_engine::varint::{self, KernelKind};
 use avrow::avrow_engine::{
-    DecodeErrorKind, DecodeOptions, DecodePlan, RecordDecoder, Schema, StreamCheckError,
+    DecodeError, DecodeErrorKind, DecodeOptions, DecodePlan, RecordDecoder, Schema,
+    StreamCheckError,
 };
 
 /// Blocks may decompress to at most this much, so that legitimate inputs cannot allocate much.
@@ -420,6 +421,8 @@ fn cap_zero_size(plan: &DecodePlan, count: u64, batch_size: usize) -> u64 {
 struct Decoded {
     batches: Vec<RecordBatch>,
     error: Option<String>,
+    /// The error of the first block, if it failed.
+    first: Option<DecodeError>,
 }
 
 /// Decode `blocks` (data, record count) with `decoder`, then flush; every batch checked.
@@ -427,11 +430,15 @@ fn decode_blocks(mut decoder: RecordDecoder, blocks: &[(&[u8], u64)]) -> Decoded
     let batch_size = decoder.batch_size();
     let mut batches = Vec::new();
     let mut error = None;
-    for &(data, count) in blocks {
+    let mut first = None;
+    for (i, &(data, count)) in blocks.iter().enumerate() {
         match decoder.decode_block(data, count) {
             Ok(b) => batches.extend(b),
             Err(e) => {
                 error = Some(e.to_string());
+                if i == 0 {
+                    first = Some(e);
+                }
                 break;
             }
         }
@@ -443,7 +450,11 @@ fn decode_blocks(mut decoder: RecordDecoder, blocks: &[(&[u8], u64)]) -> Decoded
     for b in &batches {
         check_batch(b, batch_size);
     }
-    Decoded { batches, error }
+    Decoded {
+        batches,
+        error,
+        first,
+    }
 }
 
 /// Decode the tail of an input with `plan`: `[count][batch size][split][data...]`. The data is
@@ -468,10 +479,16 @@ fn decode_tail(plan: &DecodePlan, mut data: &[u8]) {
         let first = count.min(u64::from(kernel_byte >> 4));
         vec![(&data[..at], first), (&data[at..], count - first)]
     };
-    check_in_pieces(plan, blocks[0], batch_size, split, kernel_byte);
     let decoder = plan.decoder().with_batch_size(batch_size);
     let other = kernel(kernel_byte as usize);
     let reference = decode_blocks(decoder.clone().with_kernel(KernelKind::Scalar), &blocks);
+    check_in_pieces(
+        plan,
+        blocks[0],
+        reference.first.as_ref(),
+        split,
+        kernel_byte,
+    );
     if other != KernelKind::Scalar {
         let decoded = decode_blocks(decoder.with_kernel(other), &blocks);
         assert!(
@@ -486,8 +503,14 @@ fn decode_tail(plan: &DecodePlan, mut data: &[u8]) {
 /// [`RecordDecoder::check_stream`] over `block` in pieces (of 1–8 bytes) with a window (of
 /// 16–136 bytes, or larger than the block): it never rejects a block that decodes, and where
 /// the window holds the whole block its error is the one decoding gives.
-fn check_in_pieces(plan: &DecodePlan, (data, count): (&[u8], u64), batch: usize, a: u8, b: u8) {
-    let decoder = plan.decoder().with_batch_size(batch);
+fn check_in_pieces(
+    plan: &DecodePlan,
+    (data, count): (&[u8], u64),
+    decoded: Option<&DecodeError>,
+    a: u8,
+    b: u8,
+) {
+    let decoder = plan.decoder();
     let piece = 1 + (a as usize & 7);
     let window = if b & 1 == 0 {
         data.len() + 16
@@ -506,8 +529,7 @@ fn check_in_pieces(plan: &DecodePlan, (data, count): (&[u8], u64), batch: usize,
         Err(StreamCheckError::Decode(e)) => Some(e),
         Err(e) => panic!("the source never fails: {e:?}"),
     };
-    let decoded = decoder.clone().decode_block(data, count).err();
-    match (&checked, &decoded) {
+    match (&checked, decoded) {
         // Decoding jumps over a skipped collection block by its recorded size; the check
         // reads its items, and refuses a size they do not take.
         (Some(e), None) if !matches!(e.kind(), DecodeErrorKind::BlockSizeMismatch { .. }) => {

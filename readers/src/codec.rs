@@ -1,5 +1,6 @@
 //! Block compression codecs. Each is the fastest well-kept Rust-usable library for its format
-//! (see docs/architecture.md): zlib-rs through flate2 for deflate, snap for snappy (plus the
+//! (see docs/architecture.md): libdeflate for deflate (a whole-buffer inflate; zlib-rs through
+//! flate2 names the errors and streams what is checked as it streams), snap for snappy (plus the
 //! Avro CRC-32 check with crc32fast), libzstd through zstd, libbz2-rs through bzip2, liblzma
 //! through liblzma. Decompression writes into a caller-owned buffer that is reused block after
 //! block.
@@ -236,15 +237,23 @@ fn io_error(e: std::io::Error) -> DecompressError {
 
 /// Per-worker decompression state, reused across blocks.
 pub(crate) struct Decompressor {
+    libdeflate: libdeflater::Decompressor,
+    /// The output size of the last deflate block: the next block of a file is likely alike.
+    last_inflated: usize,
     inflate: flate2::Decompress,
     zstd: Option<zstd::bulk::Decompressor<'static>>,
+    /// The output size of the last zstd block.
+    last_zstd: usize,
 }
 
 impl Default for Decompressor {
     fn default() -> Self {
         Decompressor {
+            libdeflate: libdeflater::Decompressor::new(),
+            last_inflated: 0,
             inflate: flate2::Decompress::new(false),
             zstd: None,
+            last_zstd: 0,
         }
     }
 }
@@ -259,6 +268,9 @@ impl Decompressor {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Result<(), DecompressError> {
+        if codec == Codec::Deflate {
+            return self.libdeflate(input, out, limit);
+        }
         out.clear();
         match codec {
             Codec::Null => {
@@ -275,6 +287,48 @@ impl Decompressor {
                 out,
                 limit,
             ),
+        }
+    }
+
+    /// Inflate with libdeflate, which needs an output buffer large enough for the whole block:
+    /// first a quarter more than the last block's output (at least 4 times the input), then
+    /// twice as much each time it is too small, never more than `limit`. The buffer keeps its
+    /// length from block to block, so only new bytes are zeroed. Data libdeflate rejects is
+    /// inflated again by zlib-rs, which says what is wrong (truncated or corrupt).
+    fn libdeflate(
+        &mut self,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        limit: usize,
+    ) -> Result<(), DecompressError> {
+        use libdeflater::DecompressionError;
+        let last = self.last_inflated;
+        let mut size = (last + last / 4)
+            .max(input.len().saturating_mul(4))
+            .max(4096)
+            .min(limit);
+        loop {
+            if out.len() < size {
+                out.resize(size, 0);
+            }
+            match self.libdeflate.deflate_decompress(input, &mut out[..size]) {
+                Ok(n) => {
+                    out.truncate(n);
+                    self.last_inflated = n;
+                    return Ok(());
+                }
+                Err(DecompressionError::InsufficientSpace) if size < limit => {
+                    size = size.saturating_mul(2).min(limit);
+                }
+                Err(DecompressionError::InsufficientSpace) => {
+                    out.clear();
+                    return Err(DecompressError::OverLimit { limit });
+                }
+                Err(DecompressionError::BadData) => {
+                    out.clear();
+                    return self.inflate(input, out, limit);
+                }
+            }
         }
     }
 
@@ -317,32 +371,49 @@ impl Decompressor {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Result<(), DecompressError> {
-        if let Ok(Some(size)) = zstd::zstd_safe::get_frame_content_size(input) {
-            if size > limit as u64 {
+        let declared = match zstd::zstd_safe::get_frame_content_size(input) {
+            Ok(Some(size)) if size > limit as u64 => {
                 return Err(DecompressError::OverLimit { limit });
             }
-            // A declared size is believed as far as the buffer already reaches, or as far as
-            // the input could plausibly expand; a larger one is decoded by the streaming path,
-            // whose buffer grows only as the frame produces bytes.
-            if size <= (out.capacity() as u64).max(zstd_eager_size(input.len())) {
-                out.reserve(size as usize);
-                let dctx = match &mut self.zstd {
-                    Some(d) => d,
-                    None => self.zstd.insert(
-                        zstd::bulk::Decompressor::new()
-                            .map_err(|e| DecompressError::Corrupt(e.to_string()))?,
-                    ),
-                };
-                if dctx.decompress_to_buffer(input, out).is_ok() {
-                    return Ok(());
-                }
-                // Several frames, or a wrong declared size: fall back to streaming.
-                out.clear();
+            Ok(Some(size)) => Some(size),
+            _ => None,
+        };
+        // Room for the output of a one-pass decode: a declared size as far as the buffer
+        // already reaches or the input could plausibly expand; without one (Avro writers
+        // rarely declare it), a quarter more than the last block gave, at least twice the
+        // input, as far as the input could plausibly expand. Anything larger, several frames
+        // and bad data are decoded by the streaming path, whose buffer grows only as the frame
+        // produces bytes.
+        let plausible = zstd_eager_size(input.len()).max(out.capacity() as u64);
+        let room = match declared {
+            Some(size) => (size <= plausible).then_some(size),
+            None => {
+                let last = self.last_zstd as u64;
+                let guess = (last + last / 4).max(input.len() as u64 * 2);
+                Some(guess.min(plausible).min(limit as u64))
             }
+        };
+        if let Some(room) = room {
+            out.reserve(room as usize);
+            let dctx = match &mut self.zstd {
+                Some(d) => d,
+                None => self.zstd.insert(
+                    zstd::bulk::Decompressor::new()
+                        .map_err(|e| DecompressError::Corrupt(e.to_string()))?,
+                ),
+            };
+            // The buffer may hold more than `limit` (a larger earlier block): checked after.
+            if dctx.decompress_to_buffer(input, out).is_ok() && out.len() <= limit {
+                self.last_zstd = out.len();
+                return Ok(());
+            }
+            out.clear();
         }
         let decoder = zstd::stream::read::Decoder::with_buffer(input)
             .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
-        read_all(decoder, out, limit)
+        read_all(decoder, out, limit)?;
+        self.last_zstd = out.len();
+        Ok(())
     }
 }
 
@@ -597,6 +668,82 @@ mod tests {
             matches!(err, DecompressError::ChecksumMismatch { .. }),
             "{err}"
         );
+    }
+
+    #[test]
+    fn libdeflate_agrees_with_zlib_rs_as_blocks_grow_and_shrink() {
+        // Blocks of changing sizes through one decompressor: the first guess (the last
+        // block's size) is too small, right, or too large; a reference from zlib-rs alone.
+        let mut d = Decompressor::default();
+        let mut out = Vec::new();
+        for (i, len) in [10usize, 70_000, 1_000, 5_000_000, 4_999_999, 0, 300_000]
+            .into_iter()
+            .enumerate()
+        {
+            let data: Vec<u8> = (0..len)
+                .map(|j| ((j * 31 + i) % 253) as u8 ^ (j / 1000) as u8)
+                .collect();
+            let compressed = compress(Codec::Deflate, &data);
+            d.decompress(Codec::Deflate, &compressed, &mut out, usize::MAX / 2)
+                .unwrap();
+            assert!(out == data, "block {i} of {len} bytes");
+            let mut reference = Vec::new();
+            Decompressor::default()
+                .inflate(&compressed, &mut reference, usize::MAX / 2)
+                .unwrap();
+            assert!(reference == data, "zlib-rs, block {i}");
+        }
+        // Truncated data: libdeflate only says "bad data"; zlib-rs says truncated.
+        let compressed = compress(Codec::Deflate, &vec![5u8; 100_000]);
+        let err = d
+            .decompress(
+                Codec::Deflate,
+                &compressed[..compressed.len() - 1],
+                &mut out,
+                1 << 20,
+            )
+            .unwrap_err();
+        assert_eq!(err, DecompressError::Truncated);
+        let mut garbage = compressed.clone();
+        garbage[0] = 0xff;
+        assert!(d
+            .decompress(Codec::Deflate, &garbage, &mut out, 1 << 20)
+            .is_err());
+    }
+
+    #[test]
+    fn zstd_frames_without_a_content_size_decode_in_one_pass_or_stream() {
+        // As Avro writers make them: no declared size, so the first pass guesses from the
+        // last block; too small a guess falls back to the streaming path.
+        let frame = |data: &[u8]| {
+            let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).unwrap();
+            e.include_contentsize(false).unwrap();
+            e.write_all(data).unwrap();
+            e.finish().unwrap()
+        };
+        let mut d = Decompressor::default();
+        let mut out = Vec::with_capacity(1 << 20);
+        for (i, len) in [10usize, 70_000, 1_000, 3_000_000, 2_999_999, 0, 300_000]
+            .into_iter()
+            .enumerate()
+        {
+            let data: Vec<u8> = (0..len).map(|j| (j % 7 + j / 100_000) as u8).collect();
+            let compressed = frame(&data);
+            assert!(matches!(
+                zstd::zstd_safe::get_frame_content_size(&compressed),
+                Ok(None)
+            ));
+            d.decompress(Codec::Zstandard, &compressed, &mut out, usize::MAX / 2)
+                .unwrap();
+            assert!(out == data, "block {i} of {len} bytes");
+            // The limit holds even where the buffer is larger than it.
+            if len > 1 {
+                let err = d
+                    .decompress(Codec::Zstandard, &compressed, &mut out, len - 1)
+                    .unwrap_err();
+                assert_eq!(err, DecompressError::OverLimit { limit: len - 1 });
+            }
+        }
     }
 
     #[test]
