@@ -292,9 +292,10 @@ impl Decompressor {
 
     /// Inflate with libdeflate, which needs an output buffer large enough for the whole block:
     /// first a quarter more than the last block's output (at least 4 times the input), then
-    /// twice as much each time it is too small, never more than `limit`. The buffer keeps its
-    /// length from block to block, so only new bytes are zeroed. Data libdeflate rejects is
-    /// inflated again by zlib-rs, which says what is wrong (truncated or corrupt).
+    /// four times as much, never more than `limit`. The buffer keeps its length from block to
+    /// block, so only new bytes are zeroed. A block larger than that, and data libdeflate
+    /// rejects, are inflated by zlib-rs, whose output grows in chunks as bytes are produced
+    /// (a bomb touches no more than it produces) and which says what is wrong with bad data.
     fn libdeflate(
         &mut self,
         input: &[u8],
@@ -303,11 +304,11 @@ impl Decompressor {
     ) -> Result<(), DecompressError> {
         use libdeflater::DecompressionError;
         let last = self.last_inflated;
-        let mut size = (last + last / 4)
+        let first = (last + last / 4)
             .max(input.len().saturating_mul(4))
             .max(4096)
             .min(limit);
-        loop {
+        for size in [first, first.saturating_mul(4).min(limit)] {
             if out.len() < size {
                 out.resize(size, 0);
             }
@@ -317,19 +318,18 @@ impl Decompressor {
                     self.last_inflated = n;
                     return Ok(());
                 }
-                Err(DecompressionError::InsufficientSpace) if size < limit => {
-                    size = size.saturating_mul(2).min(limit);
-                }
+                Err(DecompressionError::InsufficientSpace) if size < limit => {}
                 Err(DecompressionError::InsufficientSpace) => {
                     out.clear();
                     return Err(DecompressError::OverLimit { limit });
                 }
-                Err(DecompressionError::BadData) => {
-                    out.clear();
-                    return self.inflate(input, out, limit);
-                }
+                Err(DecompressionError::BadData) => break,
             }
         }
+        out.clear();
+        self.inflate(input, out, limit)?;
+        self.last_inflated = out.len();
+        Ok(())
     }
 
     fn inflate(
@@ -692,6 +692,17 @@ mod tests {
                 .inflate(&compressed, &mut reference, usize::MAX / 2)
                 .unwrap();
             assert!(reference == data, "zlib-rs, block {i}");
+        }
+        // A block that expands far more than its predecessors: past libdeflate's two tries,
+        // zlib-rs; the next block then starts from its size.
+        for _ in 0..2 {
+            let zeros = vec![0u8; 10 << 20];
+            let compressed = compress(Codec::Deflate, &zeros);
+            assert!(compressed.len() < 100 << 10);
+            d.decompress(Codec::Deflate, &compressed, &mut out, usize::MAX / 2)
+                .unwrap();
+            assert!(out == zeros);
+            assert_eq!(d.last_inflated, 10 << 20);
         }
         // Truncated data: libdeflate only says "bad data"; zlib-rs says truncated.
         let compressed = compress(Codec::Deflate, &vec![5u8; 100_000]);

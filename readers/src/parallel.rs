@@ -1,7 +1,14 @@
-//! The parallel engine: consecutive blocks are grouped into work units of a few MB, units are
+//! The parallel engine: consecutive blocks are grouped into work units of up to 2 MB, units are
 //! decoded by rayon workers (each with its own decoder, decompressor and buffer), and batches
 //! come back in file order. At most a small window of units is in flight, so memory does not
 //! grow with the file.
+//!
+//! Units are small because everything in flight is memory the workers touch for the first
+//! time: with units of 8 MB, the first window of a 100 MB file cost two threads a quarter more
+//! CPU than one in page faults, and often all of their speed-up (docs/perf/scaling.md). A unit
+//! ends where a batch does: it holds whole blocks of about `batch_size` rows, or a power-of-two
+//! fraction of that where a batch would be much more than a unit's bytes, so that batches cut
+//! at unit ends are still nearly full and alike.
 
 use crate::batches::Batches;
 use crate::error::{Error, Result};
@@ -15,14 +22,15 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Work units hold about this many bytes of block data at most...
-const MAX_UNIT_BYTES: u64 = 8 << 20;
+/// Work units hold about this many bytes of block data at most (up to twice as many to end
+/// on a batch boundary)...
+const MAX_UNIT_BYTES: u64 = 2 << 20;
 /// ...and at least this many (unless the input is smaller).
 const MIN_UNIT_BYTES: u64 = 256 << 10;
 /// Total block bytes in flight are kept under this (the window shrinks units on many cores).
 const MAX_IN_FLIGHT_BYTES: u64 = 128 << 20;
 /// Unit size for streams, whose length is unknown.
-const STREAM_UNIT_BYTES: u64 = 4 << 20;
+const STREAM_UNIT_BYTES: u64 = 2 << 20;
 
 /// The thread pool used when all cores are asked for: one per process, created on first use.
 fn shared_pool() -> Result<Arc<ThreadPool>> {
@@ -94,6 +102,13 @@ pub(crate) struct Parallel {
     threads: usize,
     /// Input bytes not yet handed to a unit (`None` for streams).
     remaining: Option<u64>,
+    /// Rows per batch of the decoders.
+    batch_size: u64,
+    /// Block data bytes and records framed so far: the bytes a row takes, for unit sizes.
+    seen_bytes: u64,
+    seen_rows: u64,
+    /// A block read for a unit it did not fit in: the first of the next unit.
+    pending: Option<RawBlock>,
     in_flight: VecDeque<InFlight>,
     ready: Batches,
     pending_error: Option<Error>,
@@ -112,6 +127,7 @@ impl Parallel {
     ) -> Self {
         let window = 2 * threads.max(1);
         let remaining = source.known_len();
+        let batch_size = prototype.first().map_or(1, |d| d.batch_size()) as u64;
         Parallel {
             source,
             pool,
@@ -120,6 +136,10 @@ impl Parallel {
             window,
             threads: threads.max(1),
             remaining,
+            batch_size,
+            seen_bytes: 0,
+            seen_rows: 0,
+            pending: None,
             in_flight: VecDeque::new(),
             ready: Batches::new(),
             pending_error: None,
@@ -128,39 +148,76 @@ impl Parallel {
         }
     }
 
-    /// Read the next unit's blocks: consecutive blocks of one file, up to the unit size.
-    /// Returns the blocks read and the error that stopped reading, if any.
+    /// Rows a unit of about `target` bytes should hold: a multiple of the batch size, or the
+    /// largest power-of-two fraction of it that takes at most twice `target`, from the bytes a
+    /// row has taken so far. `None` before any row is seen.
+    fn unit_rows(&self, target: u64) -> Option<u64> {
+        if self.seen_rows == 0 {
+            return None;
+        }
+        let fit = (target as u128 * self.seen_rows as u128 / self.seen_bytes.max(1) as u128)
+            .clamp(1, u64::MAX as u128) as u64;
+        let batch = self.batch_size.max(1);
+        if fit >= batch {
+            return Some(fit / batch * batch);
+        }
+        let mut rows = batch;
+        while rows > 1 && rows > fit.saturating_mul(2) {
+            rows /= 2;
+        }
+        Some(rows)
+    }
+
+    /// Read the next unit's blocks: consecutive blocks of one file, about the unit size, ending
+    /// on a batch boundary where the blocks allow (see [`Parallel::unit_rows`]). Returns the
+    /// blocks read and the error that stopped reading, if any.
     fn next_unit(&mut self) -> (Vec<RawBlock>, Option<Error>) {
         let mut blocks: Vec<RawBlock> = Vec::new();
-        let mut bytes = 0u64;
+        let (mut bytes, mut rows) = (0u64, 0u64);
         let target = unit_bytes(self.remaining, self.threads, self.window);
-        while bytes < target {
-            match self.source.next_block() {
-                Ok(Some(block)) => {
-                    self.remaining = self
-                        .remaining
-                        .map(|r| r.saturating_sub(block.end - block.offset));
-                    let other_file = blocks
-                        .last()
-                        .is_some_and(|b| b.ctx.file_index != block.ctx.file_index);
-                    bytes += block.data.len() as u64;
-                    blocks.push(block);
-                    if other_file {
-                        // Units never span files: put the new file's block back in a unit of its own.
-                        let block = blocks.pop().expect("just pushed");
-                        self.spawn(std::mem::take(&mut blocks));
-                        blocks.push(block);
-                        bytes = blocks[0].data.len() as u64;
+        loop {
+            let block = match self.pending.take() {
+                Some(block) => block,
+                None => match self.source.next_block() {
+                    Ok(Some(block)) => {
+                        self.remaining = self
+                            .remaining
+                            .map(|r| r.saturating_sub(block.end - block.offset));
+                        self.seen_bytes += block.data.len() as u64;
+                        self.seen_rows += block.count;
+                        block
                     }
-                }
-                Ok(None) => {
-                    self.source_done = true;
+                    Ok(None) => {
+                        self.source_done = true;
+                        break;
+                    }
+                    Err(e) => {
+                        self.source_done = true;
+                        return (blocks, Some(e));
+                    }
+                },
+            };
+            let unit_rows = self.unit_rows(target);
+            if let Some(first) = blocks.first() {
+                // Units never span files, and end before the block that would pass their
+                // row count.
+                let other_file = first.ctx.file_index != block.ctx.file_index;
+                let past_rows = unit_rows.is_some_and(|n| rows + block.count > n);
+                if other_file || past_rows {
+                    self.pending = Some(block);
                     break;
                 }
-                Err(e) => {
-                    self.source_done = true;
-                    return (blocks, Some(e));
-                }
+            }
+            bytes += block.data.len() as u64;
+            rows += block.count;
+            blocks.push(block);
+            let full = match unit_rows {
+                // Blocks of few, large rows: also bound the bytes.
+                Some(n) => rows >= n || bytes >= 2 * target,
+                None => bytes >= target,
+            };
+            if full {
+                break;
             }
         }
         (blocks, None)

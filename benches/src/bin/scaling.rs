@@ -1,7 +1,8 @@
 //! Multi-core scaling and memory of avrow's parallel reader.
 //!
 //! `scaling sweep [--mb 100] [--threads 1,2,4,8,16] [--shapes order,telemetry,wide]
-//! [--codecs null,zstandard] [--iters 5]`: generates each file in memory (avrow-datasets),
+//! [--codecs null,zstandard] [--iters 5] [--block-kb 64]`: generates each file in memory
+//! (avrow-datasets; blocks of 4096 rows, or of about `--block-kb` KiB of records),
 //! then prints a markdown table of decode throughput per thread count (median of `--iters`;
 //! the thread counts take turns within each iteration), the speed-up over one avrow thread,
 //! arrow-avro (one thread, batch 8192) in the same run, and, as the machine's ceiling for the
@@ -41,6 +42,12 @@ fn peak_rss_kib() -> u64 {
 }
 
 fn avrow_seconds(bytes: &bytes::Bytes, threads: usize, rows: usize) -> f64 {
+    avrow_wall_and_cpu(bytes, threads, rows).0
+}
+
+/// Wall and process CPU seconds of one whole-file decode.
+fn avrow_wall_and_cpu(bytes: &bytes::Bytes, threads: usize, rows: usize) -> (f64, f64) {
+    let cpu = avrow_benches::process_cpu_seconds().unwrap_or(0.0);
     let t = Instant::now();
     let reader = avrow::ReaderBuilder::new()
         .with_threads(threads)
@@ -48,7 +55,11 @@ fn avrow_seconds(bytes: &bytes::Bytes, threads: usize, rows: usize) -> f64 {
         .expect("open");
     let n: usize = reader.map(|b| b.expect("decode").num_rows()).sum();
     assert_eq!(n, rows, "avrow saw every row");
-    t.elapsed().as_secs_f64()
+    let wall = t.elapsed().as_secs_f64();
+    (
+        wall,
+        avrow_benches::process_cpu_seconds().unwrap_or(0.0) - cpu,
+    )
 }
 
 fn arrow_avro_seconds(bytes: &bytes::Bytes, rows: usize) -> f64 {
@@ -78,22 +89,31 @@ fn sweep(args: &[String]) {
     let codecs = list(args, "--codecs", "null,zstandard", |s| {
         s.parse::<Codec>().expect("codec")
     });
+    // Blocks of about this many KiB of records (default: avrow-datasets' 4096 rows).
+    let block_kb: Option<u64> = arg(args, "--block-kb").and_then(|v| v.parse().ok());
     let most = threads.iter().copied().max().unwrap_or(1);
     println!(
-        "| shape | codec | MB | arrow-avro MB/s | {} | {most} independent 1t decodes (×1t) |",
+        "| shape | codec | MB | block KiB | arrow-avro MB/s | {} | {most} independent 1t decodes (×1t) | {most}t CPU / 1t CPU |",
         threads
             .iter()
             .map(|t| format!("avrow {t}t MB/s (×1t)"))
             .collect::<Vec<_>>()
             .join(" | ")
     );
-    println!("|---|---|---:|---:|{}---:|", "---:|".repeat(threads.len()));
+    println!(
+        "|---|---|---:|---:|---:|{}---:|---:|",
+        "---:|".repeat(threads.len())
+    );
     for &shape in &shapes {
         for &codec in &codecs {
             let rows = avrow_datasets::rows_for_bytes(shape, mb << 20);
+            let block_rows = block_kb.map_or(GenOptions::default().block_rows, |kb| {
+                ((kb << 10) * rows as u64 / (mb << 20)).max(1) as usize
+            });
             let opts = GenOptions {
                 rows,
                 codec,
+                block_rows,
                 ..GenOptions::default()
             };
             let bytes =
@@ -109,13 +129,19 @@ fn sweep(args: &[String]) {
             // Thread counts take turns within each iteration, so that a slow phase of the
             // machine slows them all rather than one of them.
             let mut times = vec![Vec::new(); threads.len()];
+            let mut cpus = vec![Vec::new(); threads.len()];
             let mut independent = Vec::new();
             for _ in 0..iters {
                 for (k, &t) in threads.iter().enumerate() {
-                    times[k].push(avrow_seconds(&bytes, t, rows));
+                    let (wall, cpu) = avrow_wall_and_cpu(&bytes, t, rows);
+                    times[k].push(wall);
+                    cpus[k].push(cpu);
                 }
                 independent.push(independent_seconds(&bytes, most, rows));
             }
+            let cpu_ratio = median(cpus[cpus.len() - 1].clone()) / median(cpus[0].clone());
+            let blocks = rows.div_ceil(block_rows);
+            let block_kib = bytes.len() as f64 / blocks as f64 / 1024.0;
             let one = median(times[0].clone());
             let cells: Vec<String> = times
                 .into_iter()
@@ -128,14 +154,16 @@ fn sweep(args: &[String]) {
             // gives perfectly parallel work of this shape (memory bandwidth, shared caches).
             let both = median(independent);
             println!(
-                "| {} | {} | {:.0} | {:.0} | {} | {:.0} ({:.2}×) |",
+                "| {} | {} | {:.0} | {:.0} | {:.0} | {} | {:.0} ({:.2}×) | {:.2} |",
                 shape.name(),
                 codec.name(),
                 size_mb,
+                block_kib,
                 size_mb / peer,
                 cells.join(" | "),
                 most as f64 * size_mb / both,
-                most as f64 * one / both
+                most as f64 * one / both,
+                cpu_ratio
             );
         }
     }

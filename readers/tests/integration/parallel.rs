@@ -188,3 +188,40 @@ fn byte_ranges_partition_the_rows() {
         }
     }
 }
+
+#[test]
+fn parallel_units_end_on_batch_boundaries() {
+    // Work units hold whole blocks of a multiple of the batch size, or of a power-of-two
+    // fraction of it (towards the end of the input, where units shrink): a batch cut at a
+    // unit's end is short of that by less than one block.
+    let (_, file, expected) = big_file(9, 3 << 19, Codec::Null);
+    let max_block = Container::parse(&file)
+        .unwrap()
+        .blocks
+        .iter()
+        .map(|b| b.count)
+        .max()
+        .unwrap() as usize;
+    for (threads, bs) in [(2, 1000), (2, 8192), (4, 300)] {
+        let reader = avrow::ReaderBuilder::new()
+            .with_threads(threads)
+            .with_batch_size(bs)
+            .read_bytes(file.clone())
+            .unwrap();
+        let sizes: Vec<usize> = reader.map(|b| b.unwrap().num_rows()).collect();
+        assert_eq!(sizes.iter().sum::<usize>(), expected.len());
+        let near_a_fraction = |n: usize| {
+            (0..20)
+                .map(|k| bs >> k)
+                .any(|r| n <= r && n + max_block >= r)
+        };
+        let odd: Vec<_> = sizes[..sizes.len() - 1]
+            .iter()
+            .filter(|&&n| !near_a_fraction(n))
+            .collect();
+        assert!(
+            odd.is_empty() && sizes[0] == *sizes.iter().max().unwrap(),
+            "{threads} threads, batch {bs}: batches {sizes:?} (blocks of up to {max_block} rows)"
+        );
+    }
+}
