@@ -10,6 +10,7 @@
 //! (a message queue, a custom framing): see [`DecodePlan`].
 
 pub mod decode;
+pub mod encode;
 pub mod error;
 pub mod plan;
 pub mod schema;

@@ -78,6 +78,14 @@ pub enum Error {
         #[source]
         source: DecodeError,
     },
+    /// A value of an Arrow batch that the Avro schema being written cannot hold (a null in
+    /// a non-nullable field, a string that is no enum symbol, ...), with its column and row.
+    #[error("writing Avro: {source}")]
+    Encode {
+        /// The value and where it is.
+        #[source]
+        source: avrow_engine::encode::EncodeError,
+    },
     /// A feature avrow does not implement (an unknown codec, for example).
     #[error("unsupported: {0}")]
     Unsupported(String),
@@ -100,7 +108,10 @@ impl Error {
             | Error::Plan { file, .. }
             | Error::Block { file, .. }
             | Error::Decode { file, .. } => Some(file),
-            Error::Unsupported(_) | Error::InvalidArgument(_) | Error::Internal(_) => None,
+            Error::Unsupported(_)
+            | Error::InvalidArgument(_)
+            | Error::Internal(_)
+            | Error::Encode { .. } => None,
         }
     }
 

@@ -37,6 +37,7 @@ mod sequential;
 mod source;
 mod split;
 mod unit;
+mod writer;
 
 pub use avrow_engine;
 pub use avrow_engine::Schema;
@@ -48,3 +49,4 @@ pub use error::{BlockErrorKind, BlockPart, Error, HeaderErrorKind, HeaderPart, R
 pub use reader::{ArrowReader, Reader};
 pub use source::SkippedBlock;
 pub use split::split_ranges;
+pub use writer::{Writer, WriterBuilder, DEFAULT_BLOCK_SIZE};

@@ -18,3 +18,4 @@ mod recursion;
 mod resolution;
 mod robustness;
 mod schemas;
+mod writer;

@@ -23,7 +23,7 @@ const SCHEMA: &str = r#"{"type":"record","name":"Event","namespace":"par","field
 ]}"#;
 
 /// A file of about `approx_bytes` with small blocks, and its oracle rows.
-fn big_file(seed: u64, approx_bytes: usize, codec: Codec) -> (Model, Vec<u8>, Vec<N>) {
+pub(crate) fn big_file(seed: u64, approx_bytes: usize, codec: Codec) -> (Model, Vec<u8>, Vec<N>) {
     let model = Model::parse_str(SCHEMA).unwrap();
     let schema = Schema::parse_str(SCHEMA).unwrap();
     let mut rng = Rng::new(seed);

@@ -1,0 +1,690 @@
+//! Writing one batch's values as Avro binary: a [`Plan`] bound to the batch's arrays (each
+//! downcast once per batch), then each record appended row by row. Values the Avro type
+//! cannot hold are an [`EncodeError`] naming the column path and the row.
+
+use super::plan::{Bin, Plan, Scale};
+use super::{EncodeError, EncodeErrorKind};
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{
+    Array, ArrayRef, BinaryArray, BinaryViewArray, BooleanArray, FixedSizeBinaryArray,
+    LargeBinaryArray, LargeStringArray, StringArray, StringViewArray, UnionArray,
+};
+use arrow_buffer::{i256, NullBuffer};
+use arrow_schema::{DataType, IntervalUnit, TimeUnit};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Append a zigzag varint.
+#[inline]
+pub(crate) fn put_long(out: &mut Vec<u8>, v: i64) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    while z >= 0x80 {
+        out.push(z as u8 | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+}
+
+/// Integer values of any Arrow integer (or date, time, timestamp, duration) array.
+enum Ints<'a> {
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl Ints<'_> {
+    fn of(a: &dyn Array) -> Option<Ints<'_>> {
+        use DataType as D;
+        Some(match a.data_type() {
+            D::Int8 => Ints::I8(a.as_primitive::<Int8Type>().values()),
+            D::Int16 => Ints::I16(a.as_primitive::<Int16Type>().values()),
+            D::Int32 => Ints::I32(a.as_primitive::<Int32Type>().values()),
+            D::Int64 => Ints::I64(a.as_primitive::<Int64Type>().values()),
+            D::UInt8 => Ints::U8(a.as_primitive::<UInt8Type>().values()),
+            D::UInt16 => Ints::U16(a.as_primitive::<UInt16Type>().values()),
+            D::UInt32 => Ints::U32(a.as_primitive::<UInt32Type>().values()),
+            D::UInt64 => Ints::U64(a.as_primitive::<UInt64Type>().values()),
+            D::Date32 => Ints::I32(a.as_primitive::<Date32Type>().values()),
+            D::Date64 => Ints::I64(a.as_primitive::<Date64Type>().values()),
+            D::Time32(TimeUnit::Second) => Ints::I32(a.as_primitive::<Time32SecondType>().values()),
+            D::Time32(TimeUnit::Millisecond) => {
+                Ints::I32(a.as_primitive::<Time32MillisecondType>().values())
+            }
+            D::Time64(TimeUnit::Microsecond) => {
+                Ints::I64(a.as_primitive::<Time64MicrosecondType>().values())
+            }
+            D::Time64(TimeUnit::Nanosecond) => {
+                Ints::I64(a.as_primitive::<Time64NanosecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Second, _) => {
+                Ints::I64(a.as_primitive::<TimestampSecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Millisecond, _) => {
+                Ints::I64(a.as_primitive::<TimestampMillisecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Microsecond, _) => {
+                Ints::I64(a.as_primitive::<TimestampMicrosecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Nanosecond, _) => {
+                Ints::I64(a.as_primitive::<TimestampNanosecondType>().values())
+            }
+            D::Duration(TimeUnit::Second) => {
+                Ints::I64(a.as_primitive::<DurationSecondType>().values())
+            }
+            D::Duration(TimeUnit::Millisecond) => {
+                Ints::I64(a.as_primitive::<DurationMillisecondType>().values())
+            }
+            D::Duration(TimeUnit::Microsecond) => {
+                Ints::I64(a.as_primitive::<DurationMicrosecondType>().values())
+            }
+            D::Duration(TimeUnit::Nanosecond) => {
+                Ints::I64(a.as_primitive::<DurationNanosecondType>().values())
+            }
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<i64> {
+        Some(match self {
+            Ints::I8(v) => i64::from(v[i]),
+            Ints::I16(v) => i64::from(v[i]),
+            Ints::I32(v) => i64::from(v[i]),
+            Ints::I64(v) => v[i],
+            Ints::U8(v) => i64::from(v[i]),
+            Ints::U16(v) => i64::from(v[i]),
+            Ints::U32(v) => i64::from(v[i]),
+            Ints::U64(v) => i64::try_from(v[i]).ok()?,
+        })
+    }
+}
+
+/// The values of a string or binary array.
+enum BinRef<'a> {
+    Utf8(&'a StringArray),
+    LargeUtf8(&'a LargeStringArray),
+    Utf8View(&'a StringViewArray),
+    Binary(&'a BinaryArray),
+    LargeBinary(&'a LargeBinaryArray),
+    BinaryView(&'a BinaryViewArray),
+}
+
+impl BinRef<'_> {
+    fn of(a: &dyn Array, bin: Bin) -> BinRef<'_> {
+        match bin {
+            Bin::Utf8 => BinRef::Utf8(a.as_string::<i32>()),
+            Bin::LargeUtf8 => BinRef::LargeUtf8(a.as_string::<i64>()),
+            Bin::Utf8View => BinRef::Utf8View(a.as_string_view()),
+            Bin::Binary => BinRef::Binary(a.as_binary::<i32>()),
+            Bin::LargeBinary => BinRef::LargeBinary(a.as_binary::<i64>()),
+            Bin::BinaryView => BinRef::BinaryView(a.as_binary_view()),
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> &[u8] {
+        match self {
+            BinRef::Utf8(a) => a.value(i).as_bytes(),
+            BinRef::LargeUtf8(a) => a.value(i).as_bytes(),
+            BinRef::Utf8View(a) => a.value(i).as_bytes(),
+            BinRef::Binary(a) => a.value(i),
+            BinRef::LargeBinary(a) => a.value(i),
+            BinRef::BinaryView(a) => a.value(i),
+        }
+    }
+}
+
+enum Decs<'a> {
+    D32(&'a [i32]),
+    D64(&'a [i64]),
+    D128(&'a [i128]),
+    D256(&'a [i256]),
+}
+
+enum Offsets<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    Fixed(usize),
+}
+
+impl Offsets<'_> {
+    #[inline]
+    fn range(&self, i: usize) -> (usize, usize) {
+        match self {
+            Offsets::I32(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::I64(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::Fixed(n) => (i * n, (i + 1) * n),
+        }
+    }
+}
+
+enum Kind<'a> {
+    Null,
+    Boolean(&'a BooleanArray),
+    Int {
+        values: Ints<'a>,
+        scale: Scale,
+        int32: bool,
+    },
+    F16(&'a [half_f16::F16], bool),
+    F32(&'a [f32], bool),
+    F64(&'a [f64]),
+    Bytes {
+        values: BinRef<'a>,
+        check_utf8: bool,
+    },
+    /// Keys into a bound dictionary values array.
+    Dict {
+        keys: Vec<usize>,
+        value: Box<Bound<'a>>,
+    },
+    /// Keys into a dictionary whose values are enum symbols: the symbol index of each value
+    /// (or the value that is not a symbol).
+    DictEnum {
+        keys: Vec<usize>,
+        symbol: Vec<Result<u32, String>>,
+    },
+    Enum {
+        values: BinRef<'a>,
+        symbols: &'a HashMap<String, u32>,
+    },
+    Fixed(&'a FixedSizeBinaryArray),
+    Uuid(&'a FixedSizeBinaryArray),
+    Decimal {
+        values: Decs<'a>,
+        precision: u8,
+        fixed: Option<usize>,
+    },
+    Duration(&'a dyn Array, IntervalUnit),
+    Record(Vec<Bound<'a>>),
+    Array {
+        offsets: Offsets<'a>,
+        item: Box<Bound<'a>>,
+    },
+    Map {
+        offsets: &'a [i32],
+        keys: BinRef<'a>,
+        value: Box<Bound<'a>>,
+    },
+    Branch {
+        index: u32,
+        null: Option<u32>,
+        value: Box<Bound<'a>>,
+    },
+    Union {
+        array: &'a UnionArray,
+        dense: bool,
+        branches: Vec<Option<(u32, Bound<'a>)>>,
+        null: Option<u32>,
+    },
+}
+
+/// Float16 values are converted through `f32`.
+mod half_f16 {
+    pub(crate) type F16 =
+        <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
+}
+
+/// A plan bound to one array of a batch.
+pub(crate) struct Bound<'a> {
+    nulls: Option<&'a NullBuffer>,
+    path: Arc<str>,
+    kind: Kind<'a>,
+}
+
+/// Bind `plan` to `array`; `path` names the column in errors.
+pub(crate) fn bind<'a>(plan: &'a Plan, array: &'a dyn Array, path: Arc<str>) -> Bound<'a> {
+    let kind = match plan {
+        Plan::Null => Kind::Null,
+        Plan::Boolean => Kind::Boolean(array.as_boolean()),
+        Plan::Int { scale, int32 } => Kind::Int {
+            values: Ints::of(array).expect("the plan checked the type"),
+            scale: *scale,
+            int32: *int32,
+        },
+        Plan::Float { double } => match array.data_type() {
+            DataType::Float16 => Kind::F16(array.as_primitive::<Float16Type>().values(), *double),
+            DataType::Float32 => Kind::F32(array.as_primitive::<Float32Type>().values(), *double),
+            _ => Kind::F64(array.as_primitive::<Float64Type>().values()),
+        },
+        Plan::Bytes { bin, check_utf8 } => Kind::Bytes {
+            values: BinRef::of(array, *bin),
+            check_utf8: *check_utf8,
+        },
+        Plan::Dictionary { value } => {
+            let dict = array.as_any_dictionary();
+            let keys = dict.normalized_keys();
+            match value.as_ref() {
+                Plan::Enum { bin, symbols } => {
+                    let values = BinRef::of(dict.values().as_ref(), *bin);
+                    let symbol = (0..dict.values().len())
+                        .map(|i| {
+                            let s = values.get(i);
+                            std::str::from_utf8(s)
+                                .ok()
+                                .and_then(|s| symbols.get(s).copied())
+                                .ok_or_else(|| String::from_utf8_lossy(s).into_owned())
+                        })
+                        .collect();
+                    Kind::DictEnum { keys, symbol }
+                }
+                value => Kind::Dict {
+                    keys,
+                    value: Box::new(bind(value, dict.values().as_ref(), path.clone())),
+                },
+            }
+        }
+        Plan::Enum { bin, symbols } => Kind::Enum {
+            values: BinRef::of(array, *bin),
+            symbols,
+        },
+        Plan::Fixed => Kind::Fixed(array.as_fixed_size_binary()),
+        Plan::UuidString => Kind::Uuid(array.as_fixed_size_binary()),
+        Plan::Decimal { precision, fixed } => Kind::Decimal {
+            values: match array.data_type() {
+                DataType::Decimal32(..) => {
+                    Decs::D32(array.as_primitive::<Decimal32Type>().values())
+                }
+                DataType::Decimal64(..) => {
+                    Decs::D64(array.as_primitive::<Decimal64Type>().values())
+                }
+                DataType::Decimal128(..) => {
+                    Decs::D128(array.as_primitive::<Decimal128Type>().values())
+                }
+                _ => Decs::D256(array.as_primitive::<Decimal256Type>().values()),
+            },
+            precision: *precision,
+            fixed: *fixed,
+        },
+        Plan::Duration { unit } => Kind::Duration(array, *unit),
+        Plan::Record { fields } => {
+            let s = array.as_struct();
+            Kind::Record(
+                fields
+                    .iter()
+                    .map(|(i, name, p)| bind(p, s.column(*i).as_ref(), child(&path, name)))
+                    .collect(),
+            )
+        }
+        Plan::Array { item } => {
+            let (offsets, values): (Offsets<'a>, &'a ArrayRef) = match array.data_type() {
+                DataType::List(_) => {
+                    let l = array.as_list::<i32>();
+                    (Offsets::I32(l.value_offsets()), l.values())
+                }
+                DataType::LargeList(_) => {
+                    let l = array.as_list::<i64>();
+                    (Offsets::I64(l.value_offsets()), l.values())
+                }
+                _ => {
+                    let l = array.as_fixed_size_list();
+                    (Offsets::Fixed(l.value_length() as usize), l.values())
+                }
+            };
+            Kind::Array {
+                offsets,
+                item: Box::new(bind(item, values.as_ref(), child(&path, "[]"))),
+            }
+        }
+        Plan::Map { key, value } => {
+            let m = array.as_map();
+            Kind::Map {
+                offsets: m.value_offsets(),
+                keys: BinRef::of(m.keys().as_ref(), *key),
+                value: Box::new(bind(value, m.values().as_ref(), child(&path, "{}"))),
+            }
+        }
+        Plan::Branch { index, null, value } => Kind::Branch {
+            index: *index,
+            null: *null,
+            value: Box::new(bind(value, array, path.clone())),
+        },
+        Plan::Union {
+            dense,
+            branches,
+            null,
+        } => {
+            let u = array.as_union();
+            Kind::Union {
+                array: u,
+                dense: *dense,
+                null: *null,
+                branches: branches
+                    .iter()
+                    .enumerate()
+                    .map(|(tid, b)| {
+                        b.as_ref().map(|(index, p)| {
+                            (*index, bind(p, u.child(tid as i8).as_ref(), path.clone()))
+                        })
+                    })
+                    .collect(),
+            }
+        }
+    };
+    Bound {
+        nulls: array.nulls(),
+        path,
+        kind,
+    }
+}
+
+fn child(parent: &str, name: &str) -> Arc<str> {
+    match name {
+        "[]" | "{}" => format!("{parent}{name}").into(),
+        _ if parent.is_empty() => name.into(),
+        _ => format!("{parent}.{name}").into(),
+    }
+}
+
+impl<'a> Bound<'a> {
+    fn error(&self, kind: EncodeErrorKind, row: usize) -> EncodeError {
+        EncodeError::new(kind, &self.path, row)
+    }
+
+    /// Append the value at `i` (`row`: the batch row it belongs to, for errors).
+    pub(crate) fn write(&self, i: usize, row: usize, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        if let Some(n) = self.nulls {
+            if n.is_null(i) {
+                return match &self.kind {
+                    Kind::Null => Ok(()),
+                    Kind::Branch { null: Some(b), .. } => {
+                        put_long(out, i64::from(*b));
+                        Ok(())
+                    }
+                    _ => Err(self.error(EncodeErrorKind::Null, row)),
+                };
+            }
+        }
+        match &self.kind {
+            Kind::Null => {}
+            Kind::Boolean(a) => out.push(u8::from(a.value(i))),
+            Kind::Int {
+                values,
+                scale,
+                int32,
+            } => {
+                let range = || self.error(EncodeErrorKind::OutOfRange, row);
+                let v = values.get(i).ok_or_else(range)?;
+                let v = match scale {
+                    Scale::One => v,
+                    Scale::Mul(k) => v.checked_mul(*k).ok_or_else(range)?,
+                    Scale::Div(k) => {
+                        if v % k != 0 {
+                            return Err(range());
+                        }
+                        v / k
+                    }
+                };
+                if *int32 && i32::try_from(v).is_err() {
+                    return Err(range());
+                }
+                put_long(out, v);
+            }
+            Kind::F16(v, double) => {
+                let f = v[i].to_f32();
+                if *double {
+                    out.extend_from_slice(&f64::from(f).to_le_bytes());
+                } else {
+                    out.extend_from_slice(&f.to_le_bytes());
+                }
+            }
+            Kind::F32(v, double) => {
+                if *double {
+                    out.extend_from_slice(&f64::from(v[i]).to_le_bytes());
+                } else {
+                    out.extend_from_slice(&v[i].to_le_bytes());
+                }
+            }
+            Kind::F64(v) => out.extend_from_slice(&v[i].to_le_bytes()),
+            Kind::Bytes { values, check_utf8 } => {
+                let b = values.get(i);
+                if *check_utf8 && simdutf8::basic::from_utf8(b).is_err() {
+                    return Err(self.error(EncodeErrorKind::InvalidUtf8, row));
+                }
+                put_long(out, b.len() as i64);
+                out.extend_from_slice(b);
+            }
+            Kind::Dict { keys, value } => value.write(keys[i], row, out)?,
+            Kind::DictEnum { keys, symbol } => match &symbol[keys[i]] {
+                Ok(s) => put_long(out, i64::from(*s)),
+                Err(v) => return Err(self.error(EncodeErrorKind::NotASymbol(v.clone()), row)),
+            },
+            Kind::Enum { values, symbols } => {
+                let b = values.get(i);
+                let s = std::str::from_utf8(b).ok().and_then(|s| symbols.get(s));
+                match s {
+                    Some(s) => put_long(out, i64::from(*s)),
+                    None => {
+                        let v = String::from_utf8_lossy(b).into_owned();
+                        return Err(self.error(EncodeErrorKind::NotASymbol(v), row));
+                    }
+                }
+            }
+            Kind::Fixed(a) => out.extend_from_slice(a.value(i)),
+            Kind::Uuid(a) => {
+                let b = a.value(i);
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                put_long(out, 36);
+                for (k, byte) in b.iter().enumerate() {
+                    if matches!(k, 4 | 6 | 8 | 10) {
+                        out.push(b'-');
+                    }
+                    out.push(HEX[(byte >> 4) as usize]);
+                    out.push(HEX[(byte & 15) as usize]);
+                }
+            }
+            Kind::Decimal {
+                values,
+                precision,
+                fixed,
+            } => {
+                let (be, fits): ([u8; 32], bool) = match values {
+                    Decs::D32(v) => (
+                        sign_extend(&i128::from(v[i]).to_be_bytes()),
+                        within(i128::from(v[i]), *precision),
+                    ),
+                    Decs::D64(v) => (
+                        sign_extend(&i128::from(v[i]).to_be_bytes()),
+                        within(i128::from(v[i]), *precision),
+                    ),
+                    Decs::D128(v) => (sign_extend(&v[i].to_be_bytes()), within(v[i], *precision)),
+                    Decs::D256(v) => (v[i].to_be_bytes(), within256(v[i], *precision)),
+                };
+                if !fits {
+                    return Err(self.error(EncodeErrorKind::Precision(*precision), row));
+                }
+                let minimal = minimal_len(&be);
+                match fixed {
+                    None => {
+                        put_long(out, minimal as i64);
+                        out.extend_from_slice(&be[32 - minimal..]);
+                    }
+                    Some(n) => {
+                        if minimal > *n {
+                            return Err(self.error(EncodeErrorKind::Precision(*precision), row));
+                        }
+                        let fill = if be[0] & 0x80 != 0 { 0xff } else { 0 };
+                        if *n > 32 {
+                            out.extend(std::iter::repeat_n(fill, n - 32));
+                            out.extend_from_slice(&be);
+                        } else {
+                            out.extend_from_slice(&be[32 - n..]);
+                        }
+                    }
+                }
+            }
+            Kind::Duration(a, unit) => {
+                let (months, days, millis): (i64, i64, i64) = match unit {
+                    IntervalUnit::YearMonth => (
+                        i64::from(a.as_primitive::<IntervalYearMonthType>().value(i)),
+                        0,
+                        0,
+                    ),
+                    IntervalUnit::DayTime => {
+                        let v = a.as_primitive::<IntervalDayTimeType>().value(i);
+                        (0, i64::from(v.days), i64::from(v.milliseconds))
+                    }
+                    IntervalUnit::MonthDayNano => {
+                        let v = a.as_primitive::<IntervalMonthDayNanoType>().value(i);
+                        if v.nanoseconds % 1_000_000 != 0 {
+                            return Err(self.error(EncodeErrorKind::OutOfRange, row));
+                        }
+                        (
+                            i64::from(v.months),
+                            i64::from(v.days),
+                            v.nanoseconds / 1_000_000,
+                        )
+                    }
+                };
+                for part in [months, days, millis] {
+                    let Ok(p) = u32::try_from(part) else {
+                        return Err(self.error(EncodeErrorKind::OutOfRange, row));
+                    };
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
+            }
+            Kind::Record(fields) => {
+                for f in fields {
+                    f.write(i, row, out)?;
+                }
+            }
+            Kind::Array { offsets, item } => {
+                let (start, end) = offsets.range(i);
+                if end > start {
+                    put_long(out, (end - start) as i64);
+                    for k in start..end {
+                        item.write(k, row, out)?;
+                    }
+                }
+                out.push(0);
+            }
+            Kind::Map {
+                offsets,
+                keys,
+                value,
+            } => {
+                let (start, end) = (offsets[i] as usize, offsets[i + 1] as usize);
+                if end > start {
+                    put_long(out, (end - start) as i64);
+                    for k in start..end {
+                        let key = keys.get(k);
+                        put_long(out, key.len() as i64);
+                        out.extend_from_slice(key);
+                        value.write(k, row, out)?;
+                    }
+                }
+                out.push(0);
+            }
+            Kind::Branch { index, value, .. } => {
+                put_long(out, i64::from(*index));
+                value.write(i, row, out)?;
+            }
+            Kind::Union {
+                array,
+                dense,
+                branches,
+                null,
+            } => {
+                let tid = array.type_id(i);
+                let Some(Some((index, value))) = branches.get(tid as u8 as usize) else {
+                    return Err(self.error(EncodeErrorKind::UnionTypeId(tid), row));
+                };
+                let k = if *dense { array.value_offset(i) } else { i };
+                // A null in the selected child is the union's null, where it has one.
+                match (null, value.nulls) {
+                    (Some(n), Some(nulls)) if nulls.is_null(k) => put_long(out, i64::from(*n)),
+                    _ => {
+                        put_long(out, i64::from(*index));
+                        value.write(k, row, out)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A big-endian two's complement value widened to 32 bytes.
+fn sign_extend(be: &[u8]) -> [u8; 32] {
+    let fill = if be[0] & 0x80 != 0 { 0xff } else { 0 };
+    let mut out = [fill; 32];
+    out[32 - be.len()..].copy_from_slice(be);
+    out
+}
+
+/// The fewest bytes that hold the big-endian two's complement value `be` (at least one).
+fn minimal_len(be: &[u8; 32]) -> usize {
+    let mut start = 0;
+    while start < 31 {
+        let (b, next) = (be[start], be[start + 1]);
+        if (b == 0 && next & 0x80 == 0) || (b == 0xff && next & 0x80 != 0) {
+            start += 1;
+        } else {
+            break;
+        }
+    }
+    32 - start
+}
+
+/// Whether `v` has at most `precision` decimal digits.
+fn within(v: i128, precision: u8) -> bool {
+    if precision >= 39 {
+        return true;
+    }
+    let limit = 10i128.pow(u32::from(precision));
+    v.unsigned_abs() < limit as u128
+}
+
+fn within256(v: i256, precision: u8) -> bool {
+    if precision >= 77 {
+        return true;
+    }
+    let limit = i256::from_i128(10).wrapping_pow(u32::from(precision));
+    v < limit && v > limit.wrapping_neg()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::varint::{Kernel, Scalar};
+
+    #[test]
+    fn decimal_bytes_are_minimal_twos_complement() {
+        for (v, bytes) in [
+            (0i128, vec![0u8]),
+            (1, vec![1]),
+            (-1, vec![0xff]),
+            (127, vec![0x7f]),
+            (128, vec![0x00, 0x80]),
+            (-128, vec![0x80]),
+            (-129, vec![0xff, 0x7f]),
+            (65535, vec![0x00, 0xff, 0xff]),
+        ] {
+            let be = sign_extend(&v.to_be_bytes());
+            let n = minimal_len(&be);
+            assert_eq!(&be[32 - n..], &bytes[..], "{v}");
+        }
+        assert!(within(99_999, 5) && !within(100_000, 5) && !within(-100_000, 5));
+        assert!(within256(i256::from_i128(-99), 2) && !within256(i256::from_i128(100), 2));
+    }
+
+    #[test]
+    fn varints_are_zigzag() {
+        let mut out = Vec::new();
+        for v in [0i64, -1, 1, -64, 64, i64::MAX, i64::MIN] {
+            put_long(&mut out, v);
+        }
+        let mut pos = 0;
+        let mut got = Vec::new();
+        while pos < out.len() {
+            got.push(Scalar.read_long(&out, &mut pos).unwrap());
+        }
+        assert_eq!(got, [0, -1, 1, -64, 64, i64::MAX, i64::MIN]);
+    }
+}

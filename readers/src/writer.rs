@@ -1,0 +1,451 @@
+//! [`WriterBuilder`] → [`Writer`]: Arrow record batches written as an Avro object container
+//! file. Batches are cut into blocks of about the block size; each block is encoded
+//! (`avrow_engine::encode`) and compressed, on rayon workers when several threads are asked
+//! for, and written in order. At most two blocks per thread are held at once.
+
+use crate::codec::{Codec, Compressor};
+use crate::container::MAGIC;
+use crate::error::{Error, Result};
+use crate::parallel::pool_for;
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use avrow_engine::encode::{avro_schema_for, EncodePlan};
+use avrow_engine::Schema;
+use std::io::Write;
+use std::sync::Arc;
+
+/// The default uncompressed size of a block: 1 MiB.
+pub const DEFAULT_BLOCK_SIZE: usize = 1 << 20;
+
+/// Name of the output in errors.
+const OUTPUT: &str = "<output>";
+
+/// Builds a [`Writer`] for batches of one Arrow schema.
+///
+/// ```
+/// use std::sync::Arc;
+/// use arrow_array::{Int64Array, RecordBatch, StringArray};
+/// let batch = RecordBatch::try_from_iter([
+///     ("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as _),
+///     ("name", Arc::new(StringArray::from(vec!["a", "b", "c"])) as _),
+/// ])?;
+/// let mut writer = avrow::WriterBuilder::new(batch.schema())
+///     .with_codec(avrow::Codec::Zstandard)
+///     .build(Vec::new())?;
+/// writer.write(&batch)?;
+/// let file = writer.finish()?;
+/// let back: Vec<_> = avrow::ReaderBuilder::new().read_bytes(file)?.collect::<Result<_, _>>()?;
+/// assert_eq!(back[0].num_rows(), 3);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct WriterBuilder {
+    arrow: SchemaRef,
+    avro: Option<Schema>,
+    codec: Codec,
+    level: Option<i32>,
+    block_size: usize,
+    sync: Option<[u8; 16]>,
+    metadata: Vec<(String, Vec<u8>)>,
+    threads: usize,
+}
+
+impl WriterBuilder {
+    /// A builder for batches of `arrow`; by default the Avro schema is derived from it (see
+    /// [`WriterBuilder::with_avro_schema`]), with no compression, blocks of about 1 MiB, a
+    /// random sync marker and one thread.
+    pub fn new(arrow: SchemaRef) -> Self {
+        WriterBuilder {
+            arrow,
+            avro: None,
+            codec: Codec::Null,
+            level: None,
+            block_size: DEFAULT_BLOCK_SIZE,
+            sync: None,
+            metadata: Vec::new(),
+            threads: 1,
+        }
+    }
+
+    /// Write with this Avro schema, checked against the Arrow schema when the writer is
+    /// built. Without it: the `avro.schema` metadata of the Arrow schema (which avrow's reader
+    /// sets, so that a file read and written again keeps its writer schema), else the schema
+    /// the README's mapping table derives.
+    pub fn with_avro_schema(mut self, schema: Schema) -> Self {
+        self.avro = Some(schema);
+        self
+    }
+
+    /// Compress blocks with `codec` (default: none).
+    pub fn with_codec(mut self, codec: Codec) -> Self {
+        self.codec = codec;
+        self
+    }
+
+    /// The codec's compression level (see [`Codec::levels`]; default: the codec's default).
+    pub fn with_level(mut self, level: i32) -> Self {
+        self.level = Some(level);
+        self
+    }
+
+    /// Cut blocks at about this many bytes of uncompressed record data (at least one record
+    /// a block).
+    pub fn with_block_size(mut self, bytes: usize) -> Self {
+        self.block_size = bytes.max(1);
+        self
+    }
+
+    /// Use this 16-byte sync marker (default: a random one).
+    pub fn with_sync_marker(mut self, sync: [u8; 16]) -> Self {
+        self.sync = Some(sync);
+        self
+    }
+
+    /// Add a user metadata entry to the header (keys starting with `avro.` are reserved).
+    pub fn with_metadata(mut self, key: impl Into<String>, value: impl Into<Vec<u8>>) -> Self {
+        self.metadata.push((key.into(), value.into()));
+        self
+    }
+
+    /// Encode and compress blocks on this many threads (0: every core).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// A writer to `out`; the header is written now.
+    ///
+    /// # Errors
+    /// An Avro schema the Arrow schema cannot be written as ([`Error::Plan`]), a level the
+    /// codec does not take or a reserved metadata key ([`Error::InvalidArgument`]), or a
+    /// failed write ([`Error::Io`]).
+    pub fn build<W: Write>(self, mut out: W) -> Result<Writer<W>> {
+        let plan_error = |source| Error::Plan {
+            file: OUTPUT.to_string(),
+            source,
+        };
+        let avro = match self.avro {
+            Some(s) => s,
+            None => avro_schema_for(&self.arrow).map_err(plan_error)?,
+        };
+        if let Some(level) = self.level {
+            match self.codec.levels() {
+                Some((range, _)) if range.contains(&level) => {}
+                Some((range, _)) => {
+                    return Err(Error::InvalidArgument(format!(
+                        "{} takes levels {} to {}, not {level}",
+                        self.codec,
+                        range.start(),
+                        range.end()
+                    )))
+                }
+                None => {
+                    return Err(Error::InvalidArgument(format!(
+                        "{} has no compression levels",
+                        self.codec
+                    )))
+                }
+            }
+        }
+        if let Some((key, _)) = self.metadata.iter().find(|(k, _)| k.starts_with("avro.")) {
+            return Err(Error::InvalidArgument(format!(
+                "metadata key {key:?}: keys starting with \"avro.\" are reserved"
+            )));
+        }
+        let plan = EncodePlan::new(self.arrow.clone(), avro).map_err(plan_error)?;
+        let sync = self.sync.unwrap_or_else(random_sync);
+        let mut header = MAGIC.to_vec();
+        let mut meta: Vec<(&str, &[u8])> = vec![
+            ("avro.schema", plan.avro_schema().json().as_bytes()),
+            ("avro.codec", self.codec.name().as_bytes()),
+        ];
+        meta.extend(
+            self.metadata
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_slice())),
+        );
+        put_long(&mut header, meta.len() as i64);
+        for (k, v) in meta {
+            put_long(&mut header, k.len() as i64);
+            header.extend_from_slice(k.as_bytes());
+            put_long(&mut header, v.len() as i64);
+            header.extend_from_slice(v);
+        }
+        put_long(&mut header, 0);
+        header.extend_from_slice(&sync);
+        out.write_all(&header).map_err(io)?;
+        let threads = match self.threads {
+            0 => crate::parallel::available_threads(),
+            n => n,
+        };
+        let pool = if threads > 1 {
+            Some(pool_for(threads)?)
+        } else {
+            None
+        };
+        Ok(Writer {
+            out: Some(out),
+            plan: Arc::new(plan),
+            codec: self.codec,
+            level: self.level,
+            block_size: self.block_size,
+            sync,
+            threads,
+            pool,
+            full: Vec::new(),
+            filling: Block::default(),
+            row_bytes: None,
+            compressor: Compressor::new(self.codec, self.level),
+            failed: false,
+            rows: 0,
+            blocks: 0,
+        })
+    }
+}
+
+fn io(source: std::io::Error) -> Error {
+    Error::Io {
+        file: OUTPUT.to_string(),
+        source,
+    }
+}
+
+fn put_long(out: &mut Vec<u8>, v: i64) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
+    while z >= 0x80 {
+        out.push(z as u8 | 0x80);
+        z >>= 7;
+    }
+    out.push(z as u8);
+}
+
+/// 16 random bytes from the standard library's randomly keyed hasher.
+fn random_sync() -> [u8; 16] {
+    use std::hash::{BuildHasher, Hasher};
+    let mut sync = [0u8; 16];
+    for (i, half) in sync.chunks_mut(8).enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_usize(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        half.copy_from_slice(&h.finish().to_le_bytes());
+    }
+    sync
+}
+
+/// Writes Arrow record batches as an Avro container file (see [`WriterBuilder`]).
+///
+/// Rows are buffered into blocks; a block is encoded and written when it fills (with several
+/// threads, when two blocks per thread have filled), so an error in a value may surface at a
+/// later [`Writer::write`] or at [`Writer::finish`]. Its row is counted from the first row
+/// written. After an error, what was written is an incomplete file: write to a temporary
+/// name and rename it on success (as the CLI does).
+pub struct Writer<W: Write> {
+    out: Option<W>,
+    plan: Arc<EncodePlan>,
+    codec: Codec,
+    level: Option<i32>,
+    block_size: usize,
+    sync: [u8; 16],
+    threads: usize,
+    pool: Option<Arc<rayon::ThreadPool>>,
+    /// Full blocks waiting to be written, then the block filling up.
+    full: Vec<Block>,
+    filling: Block,
+    /// Encoded bytes a row takes (a running estimate from the blocks written).
+    row_bytes: Option<f64>,
+    compressor: Compressor,
+    failed: bool,
+    rows: u64,
+    blocks: u64,
+}
+
+/// Row slices of batches, encoded together as one block.
+#[derive(Default)]
+struct Block {
+    /// Each slice with the index of its first row among all rows written.
+    slices: Vec<(u64, RecordBatch)>,
+    rows: u64,
+    /// Estimated encoded bytes.
+    bytes: f64,
+}
+
+impl<W: Write> std::fmt::Debug for Writer<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("codec", &self.codec)
+            .field("block_size", &self.block_size)
+            .field("threads", &self.threads)
+            .field("rows", &self.rows)
+            .field("blocks", &self.blocks)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One block: its records' encoding, compressed.
+struct Encoded {
+    rows: u64,
+    raw_len: usize,
+    data: Vec<u8>,
+}
+
+impl<W: Write> Writer<W> {
+    /// The Avro schema being written.
+    pub fn avro_schema(&self) -> &Schema {
+        self.plan.avro_schema()
+    }
+
+    /// Records taken so far (including those still buffered).
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    /// Write the rows of `batch` (buffered until a block fills).
+    ///
+    /// # Errors
+    /// A value the Avro schema cannot hold ([`Error::Encode`]: its column, and its row counted
+    /// from the first row written), a batch of another schema, or a failed write. After an
+    /// error the writer refuses further writes.
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if self.failed {
+            return Err(Error::InvalidArgument(
+                "the writer failed earlier and writes nothing more".into(),
+            ));
+        }
+        let result = self.take_rows(batch);
+        if result.is_err() {
+            self.failed = true;
+        }
+        result
+    }
+
+    fn take_rows(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.schema_ref() != self.plan.arrow_schema()
+            && batch.schema().fields() != self.plan.arrow_schema().fields()
+        {
+            // Checked again, with the difference named, when the block is encoded.
+            let mut raw = Vec::new();
+            if let Err(source) = self.plan.encode(&batch.slice(0, 0), &mut raw) {
+                return Err(Error::Encode { source });
+            }
+        }
+        let rows = batch.num_rows();
+        let mut start = 0;
+        while start < rows {
+            let n = match self.row_bytes {
+                // The first block: a small one, to learn the size of a row.
+                None => (rows - start).min(1024),
+                Some(per_row) => {
+                    let room = (self.block_size as f64 - self.filling.bytes).max(0.0);
+                    ((room / per_row.max(1.0)).ceil() as usize).clamp(1, rows - start)
+                }
+            };
+            self.filling
+                .slices
+                .push((self.rows + start as u64, batch.slice(start, n)));
+            self.filling.rows += n as u64;
+            self.filling.bytes += n as f64 * self.row_bytes.unwrap_or(0.0);
+            start += n;
+            if self.row_bytes.is_none() || self.filling.bytes >= self.block_size as f64 {
+                self.full.push(std::mem::take(&mut self.filling));
+                if self.row_bytes.is_none() || self.full.len() >= 2 * self.threads {
+                    self.write_full()?;
+                }
+            }
+        }
+        self.rows += rows as u64;
+        Ok(())
+    }
+
+    /// Encode, compress and write the full blocks, in order.
+    fn write_full(&mut self) -> Result<()> {
+        if self.full.is_empty() {
+            return Ok(());
+        }
+        let jobs = std::mem::take(&mut self.full);
+        let plan = self.plan.clone();
+        let encoded: Vec<Result<Encoded>> = match &self.pool {
+            Some(pool) if jobs.len() > 1 => {
+                let (codec, level) = (self.codec, self.level);
+                pool.install(|| {
+                    use rayon::prelude::*;
+                    jobs.par_iter()
+                        .map_init(
+                            || Compressor::new(codec, level),
+                            |c, block| encode_block(&plan, c, block),
+                        )
+                        .collect()
+                })
+            }
+            _ => jobs
+                .iter()
+                .map(|block| encode_block(&plan, &mut self.compressor, block))
+                .collect(),
+        };
+        let out = self
+            .out
+            .as_mut()
+            .ok_or_else(|| Error::Internal("a writer without its output".into()))?;
+        for e in encoded {
+            let e = e?;
+            let mut head = Vec::with_capacity(20);
+            put_long(&mut head, e.rows as i64);
+            put_long(&mut head, e.data.len() as i64);
+            out.write_all(&head).map_err(io)?;
+            out.write_all(&e.data).map_err(io)?;
+            out.write_all(&self.sync).map_err(io)?;
+            self.blocks += 1;
+            if e.rows > 0 {
+                let per_row = e.raw_len as f64 / e.rows as f64;
+                self.row_bytes = Some(match self.row_bytes {
+                    Some(old) => 0.75 * old + 0.25 * per_row,
+                    None => per_row,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Write what is buffered, flush, and return the output.
+    ///
+    /// # Errors
+    /// As [`Writer::write`].
+    pub fn finish(mut self) -> Result<W> {
+        if self.failed {
+            return Err(Error::InvalidArgument(
+                "the writer failed earlier and writes nothing more".into(),
+            ));
+        }
+        if self.filling.rows > 0 {
+            self.full.push(std::mem::take(&mut self.filling));
+        }
+        self.write_full()?;
+        let mut out = self
+            .out
+            .take()
+            .ok_or_else(|| Error::Internal("a writer without its output".into()))?;
+        out.flush().map_err(io)?;
+        Ok(out)
+    }
+}
+
+/// Encode and compress one block.
+fn encode_block(plan: &EncodePlan, c: &mut Compressor, block: &Block) -> Result<Encoded> {
+    let mut raw = Vec::with_capacity(block.bytes as usize + 64);
+    for (first, slice) in &block.slices {
+        plan.encode(slice, &mut raw)
+            .map_err(|source| Error::Encode {
+                source: source.with_row_base(*first as usize),
+            })?;
+    }
+    let mut data = Vec::new();
+    c.compress(&raw, &mut data).map_err(io)?;
+    Ok(Encoded {
+        rows: block.rows,
+        raw_len: raw.len(),
+        data,
+    })
+}
