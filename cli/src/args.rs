@@ -157,13 +157,15 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "FILE.avsc", value_hint = clap::ValueHint::FilePath)]
     pub reader_schema: Option<PathBuf>,
 
-    /// Compression: Parquet accepts all (default zstd); Arrow IPC accepts zstd and lz4
-    /// (default none); CSV and NDJSON are not compressed.
+    /// Compression: Parquet accepts zstd, snappy, gzip, lz4, brotli (default zstd); Avro
+    /// deflate, snappy, zstd, bzip2, xz (default deflate); Arrow IPC zstd and lz4 (default
+    /// none); CSV and NDJSON are not compressed.
     #[arg(long, value_enum)]
     pub compression: Option<CompressionArg>,
 
-    /// Compression level of Parquet output: zstd -7 to 22 (default 1; lower is faster,
-    /// higher smaller), gzip 0 to 9 (default 6), brotli 0 to 11 (default 1).
+    /// Compression level. Parquet: zstd -7 to 22 (default 1; lower is faster, higher
+    /// smaller), gzip 0 to 9 (default 6), brotli 0 to 11 (default 1). Avro: deflate 0 to 12
+    /// (default 6), zstd -7 to 22 (default 3), bzip2 1 to 9 (default 9), xz 0 to 9 (default 6).
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub level: Option<i32>,
 
@@ -177,6 +179,11 @@ pub struct ConvertArgs {
     /// suffix. Several row groups are encoded at the same time.
     #[arg(long, value_name = "SIZE", default_value = "32M", value_parser = parse_size)]
     pub row_group_bytes: usize,
+
+    /// Avro output: blocks of about this much uncompressed record data: bytes, or with a K,
+    /// M or G suffix.
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    pub block_size: usize,
 
     /// Replace outputs that already exist.
     #[arg(long)]
@@ -211,7 +218,7 @@ pub enum FormatArg {
     Ndjson,
     /// Same as ndjson.
     Jsonl,
-    /// Avro (not supported yet).
+    /// Avro object container file.
     Avro,
 }
 
@@ -228,6 +235,12 @@ pub enum CompressionArg {
     Lz4,
     /// Brotli (Parquet only).
     Brotli,
+    /// Deflate (Avro only).
+    Deflate,
+    /// bzip2 (Avro only).
+    Bzip2,
+    /// xz (Avro only).
+    Xz,
     /// No compression.
     None,
 }

@@ -89,6 +89,8 @@ pub struct ConvertConfig {
     pub row_group_size: usize,
     /// Bytes of data per Parquet row group, about.
     pub row_group_bytes: usize,
+    /// Avro output: uncompressed bytes per block, about.
+    pub block_size: usize,
     /// Replace existing outputs.
     pub force: bool,
     /// No progress bar, no summary.
@@ -152,6 +154,7 @@ impl ConvertConfig {
             limit: args.limit,
             row_group_size: usize::try_from(args.row_group_size).unwrap_or(usize::MAX),
             row_group_bytes: args.row_group_bytes,
+            block_size: args.block_size,
             force: args.force,
             quiet,
         })

@@ -20,13 +20,15 @@ pub enum Format {
     Csv,
     /// Newline-delimited JSON (`.ndjson`, `.jsonl`).
     Ndjson,
+    /// Avro object container file (`.avro`).
+    Avro,
 }
 
 impl Format {
     /// The format for a `--format` value.
     ///
     /// # Errors
-    /// `avro`: avrow has no Avro writer yet.
+    /// None today; kept for formats that may need checks.
     pub fn from_arg(arg: FormatArg) -> Result<Format> {
         Ok(match arg {
             FormatArg::Arrow | FormatArg::Feather => Format::IpcFile,
@@ -34,14 +36,14 @@ impl Format {
             FormatArg::Parquet => Format::Parquet,
             FormatArg::Csv => Format::Csv,
             FormatArg::Ndjson | FormatArg::Jsonl => Format::Ndjson,
-            FormatArg::Avro => return Err(avro_unsupported()),
+            FormatArg::Avro => Format::Avro,
         })
     }
 
     /// The format for an output path's extension.
     ///
     /// # Errors
-    /// No extension, an unknown one, or `.avro`.
+    /// No extension, or an unknown one.
     pub fn from_path(path: &Path) -> Result<Format> {
         let ext = path
             .extension()
@@ -52,11 +54,11 @@ impl Format {
             Some("parquet" | "pq") => Format::Parquet,
             Some("csv") => Format::Csv,
             Some("ndjson" | "jsonl") => Format::Ndjson,
-            Some("avro") => return Err(avro_unsupported()),
+            Some("avro") => Format::Avro,
             Some(other) => {
                 return Err(usage(format!(
                     "{}: unknown output extension .{other}; use .arrow, .feather, .arrows, \
-                     .parquet, .csv, .ndjson or .jsonl, or name the format with --format",
+                     .parquet, .csv, .ndjson, .jsonl or .avro, or name the format with --format",
                     path.display()
                 )))
             }
@@ -77,6 +79,7 @@ impl Format {
             Format::Parquet => "parquet",
             Format::Csv => "csv",
             Format::Ndjson => "ndjson",
+            Format::Avro => "avro",
         }
     }
 }
@@ -89,12 +92,9 @@ impl fmt::Display for Format {
             Format::Parquet => "Parquet",
             Format::Csv => "CSV",
             Format::Ndjson => "NDJSON",
+            Format::Avro => "Avro",
         })
     }
-}
-
-fn avro_unsupported() -> anyhow::Error {
-    usage("Avro output is not supported yet: avrow has no Avro writer")
 }
 
 /// The compression of the output, checked against the format.
@@ -112,11 +112,17 @@ pub enum Compression {
     Lz4,
     /// Brotli (Parquet).
     Brotli,
+    /// Deflate (Avro).
+    Deflate,
+    /// bzip2 (Avro).
+    Bzip2,
+    /// xz (Avro).
+    Xz,
 }
 
 impl Compression {
     /// The compression for `format`: `--compression` if given and the format supports it,
-    /// else the format's default (zstd for Parquet, none otherwise).
+    /// else the format's default (zstd for Parquet, deflate for Avro, none otherwise).
     ///
     /// # Errors
     /// The format does not support the requested compression.
@@ -128,9 +134,30 @@ impl Compression {
             CompressionArg::Gzip => Compression::Gzip,
             CompressionArg::Lz4 => Compression::Lz4,
             CompressionArg::Brotli => Compression::Brotli,
+            CompressionArg::Deflate => Compression::Deflate,
+            CompressionArg::Bzip2 => Compression::Bzip2,
+            CompressionArg::Xz => Compression::Xz,
         });
         match (format, requested) {
             (Format::Parquet, None) => Ok(Compression::Zstd),
+            // Deflate is the one codec besides null that every Avro reader must have.
+            (Format::Avro, None) => Ok(Compression::Deflate),
+            (
+                Format::Avro,
+                Some(
+                    c @ (Compression::None
+                    | Compression::Deflate
+                    | Compression::Snappy
+                    | Compression::Zstd
+                    | Compression::Bzip2
+                    | Compression::Xz),
+                ),
+            ) => Ok(c),
+            (Format::Parquet, Some(c @ (Compression::Deflate | Compression::Bzip2 | Compression::Xz))) => {
+                Err(usage(format!(
+                    "--compression {c} does not apply to Parquet output (use zstd, snappy, gzip, lz4, brotli or none)"
+                )))
+            }
             (_, None) => Ok(Compression::None),
             (Format::Parquet, Some(c)) => Ok(c),
             (
@@ -142,6 +169,7 @@ impl Compression {
                 "--compression {c} does not apply to {format} output{}",
                 match format {
                     Format::IpcFile | Format::IpcStream => " (use zstd, lz4 or none)",
+                    Format::Avro => " (use deflate, snappy, zstd, bzip2, xz or none)",
                     _ => " (only Parquet and Arrow IPC output are compressed)",
                 }
             ))),
@@ -150,8 +178,9 @@ impl Compression {
 }
 
 impl Compression {
-    /// Checks `--level` against the compression and format: zstd -7 to 22, gzip 0 to 9,
-    /// brotli 0 to 11, in Parquet output only.
+    /// Checks `--level` against the compression and format: in Parquet output zstd -7 to 22,
+    /// gzip 0 to 9, brotli 0 to 11; in Avro output deflate 0 to 12, zstd -7 to 22, bzip2 1 to
+    /// 9, xz 0 to 9.
     ///
     /// # Errors
     /// A level for a compression or format without levels, or out of range.
@@ -163,10 +192,14 @@ impl Compression {
             (Format::Parquet, Compression::Zstd) => -7..=22,
             (Format::Parquet, Compression::Gzip) => 0..=9,
             (Format::Parquet, Compression::Brotli) => 0..=11,
+            (Format::Avro, Compression::Deflate) => 0..=12,
+            (Format::Avro, Compression::Zstd) => -7..=22,
+            (Format::Avro, Compression::Bzip2) => 1..=9,
+            (Format::Avro, Compression::Xz) => 0..=9,
             _ => {
                 return Err(usage(format!(
-                    "--level applies to zstd, gzip and brotli Parquet output, not {self} {format} \
-                     output"
+                    "--level applies to zstd, gzip and brotli Parquet output and to deflate, \
+                     zstd, bzip2 and xz Avro output, not {self} {format} output"
                 )))
             }
         };
@@ -190,6 +223,9 @@ impl fmt::Display for Compression {
             Compression::Gzip => "gzip",
             Compression::Lz4 => "lz4",
             Compression::Brotli => "brotli",
+            Compression::Deflate => "deflate",
+            Compression::Bzip2 => "bzip2",
+            Compression::Xz => "xz",
         })
     }
 }
@@ -223,8 +259,10 @@ mod tests {
         );
         assert!(Format::from_path(Path::new("a.xlsx")).is_err());
         assert!(Format::from_path(Path::new("a")).is_err());
-        let avro = Format::from_path(Path::new("a.avro")).unwrap_err();
-        assert!(avro.to_string().contains("not supported yet"));
+        assert_eq!(
+            Format::from_path(Path::new("a.avro")).unwrap(),
+            Format::Avro
+        );
     }
 
     #[test]
@@ -247,5 +285,17 @@ mod tests {
             Compression::resolve(Format::Csv, Some(CompressionArg::None)).unwrap(),
             Compression::None
         );
+        assert_eq!(
+            Compression::resolve(Format::Avro, None).unwrap(),
+            Compression::Deflate
+        );
+        assert!(Compression::resolve(Format::Avro, Some(CompressionArg::Gzip)).is_err());
+        assert!(Compression::resolve(Format::Parquet, Some(CompressionArg::Xz)).is_err());
+        assert!(Compression::Deflate
+            .check_level(Format::Avro, Some(12))
+            .is_ok());
+        assert!(Compression::Snappy
+            .check_level(Format::Avro, Some(1))
+            .is_err());
     }
 }

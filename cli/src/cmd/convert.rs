@@ -1,5 +1,5 @@
 //! `avrow convert INPUT... -o OUTPUT | --output-dir DIR`: read Avro, write Arrow IPC, Parquet,
-//! CSV or NDJSON. Outputs go through a temporary file renamed into place on success.
+//! CSV, NDJSON or Avro. Outputs go through a temporary file renamed into place on success.
 
 use crate::cmd::Status;
 use crate::config::{ConvertConfig, Target};
@@ -134,6 +134,7 @@ fn convert(
         level: config.level,
         row_group_size: config.row_group_size,
         row_group_bytes: config.row_group_bytes,
+        block_size: config.block_size,
         batch_size: config.read.batch_size,
         threads: config.read.threads,
     };

@@ -1,6 +1,7 @@
 //! The output formats of `convert`, each behind [`BatchWriter`]: Arrow IPC file and stream,
-//! Parquet (columns encoded in parallel), CSV and NDJSON.
+//! Parquet (columns encoded in parallel), CSV, NDJSON and Avro.
 
+mod avro;
 pub mod compat;
 mod csv;
 mod encoding;
@@ -43,8 +44,10 @@ pub struct WriterOptions {
     pub row_group_bytes: usize,
     /// Rows per batch the reader yields (all but the last, when read on one thread).
     pub batch_size: usize,
-    /// Parquet encoding threads (0: every core, 1: on the caller's thread).
+    /// Parquet and Avro encoding threads (0: every core, 1: on the caller's thread).
     pub threads: usize,
+    /// Avro output: uncompressed bytes per block, about.
+    pub block_size: usize,
 }
 
 /// A writer of `format` for batches of `schema`, writing into `out`.
@@ -63,5 +66,6 @@ pub fn create(
         Format::Parquet => Box::new(parquet::ParquetWriter::new(out, schema, options)?),
         Format::Csv => Box::new(csv::CsvWriter::new(out, schema)),
         Format::Ndjson => Box::new(json::NdjsonWriter::new(out)),
+        Format::Avro => Box::new(avro::AvroWriter::new(out, schema, options)?),
     })
 }

@@ -338,6 +338,8 @@ fn properties(
                 .and_then(|l| BrotliLevel::try_new(l).ok())
                 .unwrap_or_default(),
         ),
+        // Refused for Parquet when the arguments are checked.
+        Compression::Deflate | Compression::Bzip2 | Compression::Xz => Codec::UNCOMPRESSED,
     };
     let builder = WriterProperties::builder()
         .set_compression(compression)
@@ -821,6 +823,7 @@ mod tests {
             row_group_bytes: usize::MAX,
             batch_size,
             threads,
+            block_size: 1 << 20,
         };
         let mut writer = Box::new(ParquetWriter::new(out, batches[0].schema(), &options).unwrap());
         writer.chunk_limit = chunk_limit;

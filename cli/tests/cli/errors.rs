@@ -171,31 +171,42 @@ fn unknown_output_format() {
 }
 
 #[test]
-fn avro_output_is_not_supported_yet() {
+fn avro_output_options_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let input = sample("order");
+    let out = dir.path().join("out.avro");
+    for (extra, message) in [
+        (
+            &["--compression", "gzip"][..],
+            "does not apply to Avro output",
+        ),
+        (
+            &["--compression", "snappy", "--level", "3"][..],
+            "--level applies to",
+        ),
+        (
+            &["--compression", "zstd", "--level", "40"][..],
+            "out of range",
+        ),
+    ] {
+        let mut args = vec![os("convert"), os(&input), os("-o"), os(&out)];
+        args.extend(extra.iter().map(os));
+        let err = fails(&args, 2);
+        assert!(err.contains(message), "{extra:?}: {err}");
+    }
+    // Parquet does not take the Avro codecs.
     let err = fails(
         &[
             os("convert"),
             os(&input),
             os("-o"),
-            os(&dir.path().join("out.avro")),
+            os(&dir.path().join("out.parquet")),
+            os("--compression"),
+            os("xz"),
         ],
         2,
     );
-    assert!(err.contains("Avro output is not supported yet"), "{err}");
-    let err = fails(
-        &[
-            os("convert"),
-            os(&input),
-            os("-o"),
-            os(&dir.path().join("out")),
-            os("--format"),
-            os("avro"),
-        ],
-        2,
-    );
-    assert!(err.contains("Avro output is not supported yet"), "{err}");
+    assert!(err.contains("does not apply to Parquet"), "{err}");
     assert_eq!(names_in(dir.path()), Vec::<String>::new());
 }
 

@@ -3,6 +3,7 @@
 //! independent reader (`cli/tests/oracle.py`: pyarrow reads the output, fastavro the input);
 //! and every error path.
 
+mod avro_out;
 mod convert;
 mod errors;
 mod harness;

@@ -242,3 +242,184 @@ fn many_blocks_on_several_threads_keep_row_order() {
         );
     }
 }
+
+#[test]
+fn arrow_types_the_reader_never_produces_get_their_natural_avro_type() {
+    use arrow_array::builder::{
+        LargeListBuilder, StringDictionaryBuilder, StructBuilder, UInt64Builder,
+    };
+    use arrow_array::types::Int8Type;
+    use arrow_array::*;
+    use arrow_schema::{DataType, Field, Fields, IntervalUnit, TimeUnit};
+    let n = 3;
+    let mut list = LargeListBuilder::new(Int32Array::builder(0));
+    for i in 0..n {
+        list.values().append_value(i);
+        list.append(i != 1);
+    }
+    let mut dict = StringDictionaryBuilder::<Int8Type>::new();
+    for s in ["x", "y", "x"] {
+        dict.append_value(s);
+    }
+    let fields = Fields::from(vec![
+        Field::new("a", DataType::UInt64, true),
+        Field::new("b", DataType::Utf8View, true),
+    ]);
+    let mut st = StructBuilder::new(
+        fields.clone(),
+        vec![
+            Box::new(UInt64Builder::new()),
+            Box::new(arrow_array::builder::StringViewBuilder::new()),
+        ],
+    );
+    for i in 0..n {
+        st.field_builder::<UInt64Builder>(0)
+            .unwrap()
+            .append_option((i != 2).then_some(i as u64));
+        st.field_builder::<arrow_array::builder::StringViewBuilder>(1)
+            .unwrap()
+            .append_value("v");
+        st.append(true);
+    }
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "large_utf8",
+            Arc::new(LargeStringArray::from(vec!["a", "bb", "ccc"])),
+        ),
+        (
+            "utf8_view",
+            Arc::new(StringViewArray::from(vec![
+                Some("long enough to be out of line"),
+                None,
+                Some("s"),
+            ])),
+        ),
+        ("large_list", Arc::new(list.finish())),
+        ("dict", Arc::new(dict.finish())),
+        (
+            "date64",
+            Arc::new(Date64Array::from(vec![0, 86_400_000, -86_400_000])),
+        ),
+        (
+            "dec32",
+            Arc::new(
+                Decimal32Array::from(vec![123, -45, 0])
+                    .with_precision_and_scale(5, 2)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "dec64",
+            Arc::new(
+                Decimal64Array::from(vec![1, -1, 99_999])
+                    .with_precision_and_scale(12, 3)
+                    .unwrap(),
+            ),
+        ),
+        (
+            "ts_tz",
+            Arc::new(TimestampMicrosecondArray::from(vec![1, 2, 3]).with_timezone("Europe/Paris")),
+        ),
+        ("ts_s", Arc::new(TimestampSecondArray::from(vec![1, -2, 3]))),
+        (
+            "time_s",
+            Arc::new(Time32SecondArray::from(vec![1, 2, 86_399])),
+        ),
+        (
+            "time_ns",
+            Arc::new(Time64NanosecondArray::from(vec![1, 2, 3])),
+        ),
+        (
+            "u64",
+            Arc::new(UInt64Array::from(vec![0, u64::MAX >> 1, 7])),
+        ),
+        ("i8", Arc::new(Int8Array::from(vec![-128, 0, 127]))),
+        (
+            "f16",
+            Arc::new(Float16Array::from(vec![
+                half_f16(1.5),
+                half_f16(-2.0),
+                half_f16(0.0),
+            ])),
+        ),
+        ("ym", Arc::new(IntervalYearMonthArray::from(vec![1, 2, 3]))),
+        ("st", Arc::new(st.finish())),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let mut w = WriterBuilder::new(batch.schema())
+        .build(Vec::new())
+        .unwrap();
+    let avsc = w.avro_schema().json().to_string();
+    w.write(&batch).unwrap();
+    let file = w.finish().unwrap();
+    for expected in [
+        r#""large_utf8","type":"string""#,
+        r#""logicalType":"date""#,
+        r#""logicalType":"decimal","precision":5,"scale":2"#,
+        r#""logicalType":"timestamp-micros""#,
+        r#""logicalType":"local-timestamp-millis""#,
+        r#""logicalType":"time-millis""#,
+        r#""name":"time_ns","type":"long""#,
+        r#""logicalType":"duration""#,
+        r#""type":"record","name":"st""#,
+        r#"["null","long"]"#,
+    ] {
+        assert!(avsc.contains(expected), "{expected} not in {avsc}");
+    }
+    // Read back: the values, in the reader's mapping.
+    let back = read_all(&file);
+    let b = &back[0];
+    let col = |name: &str| b.column_by_name(name).unwrap().clone();
+    assert_eq!(
+        col("date64")
+            .as_any()
+            .downcast_ref::<Date32Array>()
+            .unwrap()
+            .values(),
+        &[0, 1, -1]
+    );
+    assert_eq!(
+        col("ts_s")
+            .as_any()
+            .downcast_ref::<TimestampMillisecondArray>()
+            .unwrap()
+            .values(),
+        &[1000, -2000, 3000]
+    );
+    assert_eq!(
+        col("time_s")
+            .as_any()
+            .downcast_ref::<Time32MillisecondArray>()
+            .unwrap()
+            .values(),
+        &[1000, 2000, 86_399_000]
+    );
+    let dec = col("dec32");
+    let dec = dec.as_any().downcast_ref::<Decimal128Array>().unwrap();
+    assert_eq!((dec.value(0), dec.value(1), dec.scale()), (123, -45, 2));
+    assert_eq!(col("utf8_view").null_count(), 1);
+    assert_eq!(col("large_list").null_count(), 1);
+    let dict = col("dict");
+    assert_eq!(dict.data_type(), &DataType::Utf8);
+    let ym = col("ym");
+    let ym = ym
+        .as_any()
+        .downcast_ref::<IntervalMonthDayNanoArray>()
+        .unwrap();
+    assert_eq!(ym.value(2).months, 3);
+    assert_eq!(
+        ym.data_type(),
+        &DataType::Interval(IntervalUnit::MonthDayNano)
+    );
+    assert_eq!(
+        col("ts_tz").data_type(),
+        &DataType::Timestamp(TimeUnit::Microsecond, Some("+00:00".into()))
+    );
+    let _ = fields;
+}
+
+fn half_f16(
+    v: f32,
+) -> <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native {
+    <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native::from_f32(v)
+}
