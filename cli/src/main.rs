@@ -15,6 +15,7 @@ mod inputs;
 mod output;
 mod progress;
 mod skips;
+mod sources;
 mod writers;
 
 use anyhow::Result;

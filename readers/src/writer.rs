@@ -69,8 +69,8 @@ impl WriterBuilder {
 
     /// Write with this Avro schema, checked against the Arrow schema when the writer is
     /// built. Without it: the `avro.schema` metadata of the Arrow schema (which avrow's reader
-    /// sets, so that a file read and written again keeps its writer schema), else the schema
-    /// the README's mapping table derives.
+    /// sets, so that a file read and written again keeps its writer schema) if the columns
+    /// still fit it, else the schema the README's mapping table derives.
     pub fn with_avro_schema(mut self, schema: Schema) -> Self {
         self.avro = Some(schema);
         self
@@ -124,10 +124,7 @@ impl WriterBuilder {
             file: OUTPUT.to_string(),
             source,
         };
-        let avro = match self.avro {
-            Some(s) => s,
-            None => avro_schema_for(&self.arrow).map_err(plan_error)?,
-        };
+
         if let Some(level) = self.level {
             match self.codec.levels() {
                 Some((range, _)) if range.contains(&level) => {}
@@ -152,7 +149,29 @@ impl WriterBuilder {
                 "metadata key {key:?}: keys starting with \"avro.\" are reserved"
             )));
         }
-        let plan = EncodePlan::new(self.arrow.clone(), avro).map_err(plan_error)?;
+        let plan = match self.avro {
+            Some(s) => EncodePlan::new(self.arrow.clone(), s),
+            None => {
+                let recorded = avro_schema_for(&self.arrow)
+                    .and_then(|s| EncodePlan::new(self.arrow.clone(), s));
+                match recorded {
+                    Ok(plan) => Ok(plan),
+                    // The recorded schema (`avro.schema`) does not fit columns that another
+                    // format changed (a union stored as a struct in Parquet): derive one.
+                    Err(_)
+                        if self
+                            .arrow
+                            .metadata()
+                            .contains_key(avrow_engine::AVRO_SCHEMA_KEY) =>
+                    {
+                        let bare = Arc::new(arrow_schema::Schema::new(self.arrow.fields().clone()));
+                        avro_schema_for(&bare).and_then(|s| EncodePlan::new(self.arrow.clone(), s))
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        }
+        .map_err(plan_error)?;
         let sync = self.sync.unwrap_or_else(random_sync);
         let mut header = MAGIC.to_vec();
         let mut meta: Vec<(&str, &[u8])> = vec![

@@ -1,5 +1,5 @@
-//! `avrow convert INPUT... -o OUTPUT | --output-dir DIR`: read Avro, write Arrow IPC, Parquet,
-//! CSV, NDJSON or Avro. Outputs go through a temporary file renamed into place on success.
+//! `avrow convert INPUT... -o OUTPUT | --output-dir DIR`: read Avro (or an Arrow IPC or Parquet
+//! file), write Arrow IPC, Parquet, CSV, NDJSON or Avro. Outputs go through a temporary file renamed into place on success.
 
 use crate::cmd::Status;
 use crate::config::{ConvertConfig, Target};
@@ -7,6 +7,7 @@ use crate::inputs::{ByteCounter, Input};
 use crate::output::{self, check_target, PendingFile};
 use crate::progress::{summary, Progress};
 use crate::skips::{SkipTally, EXIT_SKIPPED};
+use crate::sources::{ArrowInput, InputFormat};
 use crate::writers::{self, WriterOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::HashMap;
@@ -88,6 +89,69 @@ fn plan_outputs(config: &ConvertConfig, dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(outputs)
 }
 
+/// Batches from Avro inputs (avrow's reader) or from one Arrow IPC or Parquet file.
+enum Source {
+    Avro(avrow::Reader),
+    Arrow(ArrowInput),
+}
+
+impl Source {
+    fn schema(&self) -> arrow::datatypes::SchemaRef {
+        match self {
+            Source::Avro(r) => r.schema(),
+            Source::Arrow(a) => a.schema(),
+        }
+    }
+
+    fn next(&mut self) -> Option<Result<arrow::array::RecordBatch>> {
+        match self {
+            Source::Avro(r) => r.next().map(|b| b.map_err(Into::into)),
+            Source::Arrow(a) => a.next(),
+        }
+    }
+
+    fn take_skipped(&mut self) -> Vec<avrow::SkippedBlock> {
+        match self {
+            Source::Avro(r) => r.take_skipped(),
+            Source::Arrow(_) => Vec::new(),
+        }
+    }
+}
+
+/// The source for `inputs`: Arrow IPC and Parquet files are recognised by their first bytes
+/// and read one at a time, without the options that only apply to Avro.
+fn open_source(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Result<Source> {
+    let formats = inputs
+        .iter()
+        .map(InputFormat::of)
+        .collect::<Result<Vec<_>>>()?;
+    let Some(i) = formats.iter().position(|f| *f != InputFormat::Avro) else {
+        return Ok(Source::Avro(open(config, inputs, counter)?));
+    };
+    let Input::File(path) = &inputs[i] else {
+        unreachable!("standard input is read as Avro");
+    };
+    if inputs.len() > 1 {
+        return Err(crate::error::usage(format!(
+            "{}: Arrow IPC and Parquet inputs are converted one at a time",
+            path.display()
+        )));
+    }
+    let read = &config.read;
+    if read.reader_schema.is_some() || read.skip_bad_blocks || read.max_block_size.is_some() {
+        return Err(crate::error::usage(format!(
+            "{}: --reader-schema, --skip-bad-blocks and --max-block-size apply to Avro input",
+            path.display()
+        )));
+    }
+    Ok(Source::Arrow(ArrowInput::open(
+        path,
+        formats[i],
+        read.batch_size,
+        &read.columns,
+    )?))
+}
+
 fn open(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Result<avrow::Reader> {
     let builder = config.read.builder();
     match inputs {
@@ -120,7 +184,7 @@ fn convert(
         check_target(path, config.force)?;
     }
     let counter = ByteCounter::default();
-    let mut reader = open(config, inputs, &counter)?;
+    let mut reader = open_source(config, inputs, &counter)?;
     let schema = reader.schema();
     let (out, pending): (output::Out, Option<PendingFile>) = match destination {
         Destination::File(path) => {

@@ -247,3 +247,65 @@ fn avrocat(file: &Path) -> Vec<u8> {
     );
     out.stdout
 }
+
+#[test]
+fn parquet_and_arrow_ipc_inputs_convert_to_avro() {
+    // Each sample to Parquet, an IPC file and an IPC stream, then each of those to Avro: the
+    // records are the sample's (the Avro schema recorded in the Arrow schema is kept).
+    let dir = tempfile::tempdir().unwrap();
+    let mut jobs = Vec::new();
+    for name in ["order", "wide", "telemetry", "counters"] {
+        let input = sample(name);
+        for ext in ["parquet", "arrow", "arrows"] {
+            let middle = dir.path().join(format!("{name}.{ext}"));
+            convert(&input, &middle, &[]);
+            let output = dir.path().join(format!("{name}-from-{ext}.avro"));
+            convert(&middle, &output, &["--compression", "zstd"]);
+            jobs.push(serde_json::json!([input, output]));
+        }
+    }
+    let program = format!(
+        r#"
+import json, math, fastavro
+def same(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+def read(p):
+    with open(p, 'rb') as f:
+        r = fastavro.reader(f)
+        return r.writer_schema, list(r)
+bad = []
+for i, o in json.loads({jobs:?}):
+    (si, ri), (so, ro) = read(i), read(o)
+    if si != so or not same(ri, ro):
+        bad.append(o)
+print(json.dumps(bad))
+"#,
+        jobs = serde_json::to_string(&jobs).unwrap()
+    );
+    let bad: Vec<String> = serde_json::from_str(&python(&program)).unwrap();
+    assert!(bad.is_empty(), "differ from their sample: {bad:?}");
+    // Options that only apply to Avro input are refused for the others.
+    let parquet = dir.path().join("order.parquet");
+    avrow()
+        .args(["convert", "--quiet", "--skip-bad-blocks"])
+        .arg(&parquet)
+        .arg("-o")
+        .arg(dir.path().join("x.avro"))
+        .assert()
+        .code(2);
+    // Top-level columns can be chosen.
+    let some = dir.path().join("some.avro");
+    convert(&parquet, &some, &["--columns", "id,total"]);
+    let schema = avrow().arg("schema").arg(&some).output().unwrap();
+    let text = String::from_utf8_lossy(&schema.stdout);
+    assert!(
+        text.contains("\"total\"") && !text.contains("customer"),
+        "{text}"
+    );
+}
