@@ -99,6 +99,11 @@ impl Compressor {
         }
     }
 
+    /// Whether blocks are stored as they are.
+    pub(crate) fn is_null(&self) -> bool {
+        self.codec == Codec::Null
+    }
+
     /// Compress one block's data into `out` (cleared first).
     pub(crate) fn compress(&mut self, input: &[u8], out: &mut Vec<u8>) -> std::io::Result<()> {
         use std::io::Write;

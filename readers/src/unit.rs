@@ -124,7 +124,19 @@ impl WorkerState {
         let batch_size = decoder.batch_size();
         if decoder.min_record_size() == 0 {
             // Records of zero bytes are all the same row: decode one full batch and repeat it
-            // for the block's other full batches (see `batches.rs`).
+            // for the block's other full batches (see `batches.rs`). Rows of an earlier block
+            // still buffered are completed into a batch first.
+            let buffered = decoder.buffered_rows();
+            if buffered > 0 && buffered < batch_size && count - done >= 2 * batch_size {
+                let n = batch_size - buffered;
+                decoder
+                    .decode_rows(data, &mut pos, n)
+                    .map_err(|e| Self::decode_error(block, e))?;
+                done += n;
+                if let Some(batch) = decoder.flush().map_err(|e| Self::decode_error(block, e))? {
+                    out.push(batch);
+                }
+            }
             while decoder.buffered_rows() == 0 && count - done >= 2 * batch_size {
                 let before = pos;
                 decoder

@@ -215,6 +215,7 @@ impl WriterBuilder {
             filling: Block::default(),
             row_bytes: None,
             compressor: Compressor::new(self.codec, self.level),
+            scratch: Encoded::default(),
             failed: false,
             rows: 0,
             blocks: 0,
@@ -277,6 +278,8 @@ pub struct Writer<W: Write> {
     /// Encoded bytes a row takes (a running estimate from the blocks written).
     row_bytes: Option<f64>,
     compressor: Compressor,
+    /// The buffers of the last block written on this thread.
+    scratch: Encoded,
     failed: bool,
     rows: u64,
     blocks: u64,
@@ -304,11 +307,33 @@ impl<W: Write> std::fmt::Debug for Writer<W> {
     }
 }
 
-/// One block: its records' encoding, compressed.
+/// One block: its records' encoding, and that compressed (empty for the null codec, whose
+/// data is the encoding itself).
+#[derive(Default)]
 struct Encoded {
     rows: u64,
-    raw_len: usize,
-    data: Vec<u8>,
+    raw: Vec<u8>,
+    compressed: Vec<u8>,
+    null_codec: bool,
+}
+
+impl Encoded {
+    fn data(&self) -> &[u8] {
+        if self.null_codec {
+            &self.raw
+        } else {
+            &self.compressed
+        }
+    }
+}
+
+fn write_block(out: &mut impl Write, e: &Encoded, sync: &[u8; 16]) -> Result<()> {
+    let mut head = Vec::with_capacity(20);
+    put_long(&mut head, e.rows as i64);
+    put_long(&mut head, e.data().len() as i64);
+    out.write_all(&head).map_err(io)?;
+    out.write_all(e.data()).map_err(io)?;
+    out.write_all(sync).map_err(io)
 }
 
 impl<W: Write> Writer<W> {
@@ -385,40 +410,48 @@ impl<W: Write> Writer<W> {
             return Ok(());
         }
         let jobs = std::mem::take(&mut self.full);
-        let plan = self.plan.clone();
-        let encoded: Vec<Result<Encoded>> = match &self.pool {
-            Some(pool) if jobs.len() > 1 => {
-                let (codec, level) = (self.codec, self.level);
-                pool.install(|| {
-                    use rayon::prelude::*;
-                    jobs.par_iter()
-                        .map_init(
-                            || Compressor::new(codec, level),
-                            |c, block| encode_block(&plan, c, block),
-                        )
-                        .collect()
-                })
-            }
-            _ => jobs
-                .iter()
-                .map(|block| encode_block(&plan, &mut self.compressor, block))
-                .collect(),
-        };
         let out = self
             .out
             .as_mut()
             .ok_or_else(|| Error::Internal("a writer without its output".into()))?;
-        for e in encoded {
-            let e = e?;
-            let mut head = Vec::with_capacity(20);
-            put_long(&mut head, e.rows as i64);
-            put_long(&mut head, e.data.len() as i64);
-            out.write_all(&head).map_err(io)?;
-            out.write_all(&e.data).map_err(io)?;
-            out.write_all(&self.sync).map_err(io)?;
+        let mut learned = Vec::with_capacity(jobs.len());
+        match &self.pool {
+            Some(pool) if jobs.len() > 1 => {
+                let (codec, level, plan) = (self.codec, self.level, &self.plan);
+                let encoded: Vec<Result<Encoded>> = pool.install(|| {
+                    use rayon::prelude::*;
+                    jobs.par_iter()
+                        .map_init(
+                            || Compressor::new(codec, level),
+                            |c, block| {
+                                let mut e = Encoded::default();
+                                encode_block(plan, c, block, &mut e)?;
+                                Ok(e)
+                            },
+                        )
+                        .collect()
+                });
+                for e in encoded {
+                    let e = e?;
+                    write_block(out, &e, &self.sync)?;
+                    learned.push((e.rows, e.raw.len()));
+                }
+            }
+            _ => {
+                // One block at a time, through buffers kept from block to block.
+                let mut e = std::mem::take(&mut self.scratch);
+                for block in &jobs {
+                    encode_block(&self.plan, &mut self.compressor, block, &mut e)?;
+                    write_block(out, &e, &self.sync)?;
+                    learned.push((e.rows, e.raw.len()));
+                }
+                self.scratch = e;
+            }
+        }
+        for (rows, raw_len) in learned {
             self.blocks += 1;
-            if e.rows > 0 {
-                let per_row = e.raw_len as f64 / e.rows as f64;
+            if rows > 0 {
+                let per_row = raw_len as f64 / rows as f64;
                 self.row_bytes = Some(match self.row_bytes {
                     Some(old) => 0.75 * old + 0.25 * per_row,
                     None => per_row,
@@ -451,20 +484,25 @@ impl<W: Write> Writer<W> {
     }
 }
 
-/// Encode and compress one block.
-fn encode_block(plan: &EncodePlan, c: &mut Compressor, block: &Block) -> Result<Encoded> {
-    let mut raw = Vec::with_capacity(block.bytes as usize + 64);
+/// Encode and compress one block into `e` (its buffers reused).
+fn encode_block(
+    plan: &EncodePlan,
+    c: &mut Compressor,
+    block: &Block,
+    e: &mut Encoded,
+) -> Result<()> {
+    e.raw.clear();
+    e.raw.reserve(block.bytes as usize + 64);
     for (first, slice) in &block.slices {
-        plan.encode(slice, &mut raw)
+        plan.encode(slice, &mut e.raw)
             .map_err(|source| Error::Encode {
                 source: source.with_row_base(*first as usize),
             })?;
     }
-    let mut data = Vec::new();
-    c.compress(&raw, &mut data).map_err(io)?;
-    Ok(Encoded {
-        rows: block.rows,
-        raw_len: raw.len(),
-        data,
-    })
+    e.rows = block.rows;
+    e.null_codec = c.is_null();
+    if !e.null_codec {
+        c.compress(&e.raw, &mut e.compressed).map_err(io)?;
+    }
+    Ok(())
 }

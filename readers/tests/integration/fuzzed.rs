@@ -24,7 +24,10 @@ const OPEN: &[(&str, &str)] = &[];
 /// ([`crate::harness::MAX_ROWS`]: it holds every batch to compare them): millions of records
 /// of zero bytes. The fuzz target's own replay (`container_inputs`, which stops a reader after
 /// 16 384 batches) and `hostile::blocks_of_zero_byte_records_share_one_batch` cover them.
-const MANY_ROWS: &[&str] = &["zero-byte-records-many-small-batches.avro"];
+const MANY_ROWS: &[&str] = &[
+    "zero-byte-records-many-small-batches.avro",
+    "zero-byte-records-after-a-partial-batch.avro",
+];
 
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz")
