@@ -216,6 +216,9 @@ impl WriterBuilder {
             row_bytes: None,
             compressor: Compressor::new(self.codec, self.level),
             scratch: Encoded::default(),
+            contexts: Arc::default(),
+            spare: Arc::default(),
+            in_flight: std::collections::VecDeque::new(),
             failed: false,
             rows: 0,
             blocks: 0,
@@ -280,6 +283,12 @@ pub struct Writer<W: Write> {
     compressor: Compressor,
     /// The buffers of the last block written on this thread.
     scratch: Encoded,
+    /// Compression contexts of the worker threads, reused.
+    contexts: Arc<std::sync::Mutex<Vec<Compressor>>>,
+    /// Buffers of blocks written, for the next blocks.
+    spare: Arc<std::sync::Mutex<Vec<Encoded>>>,
+    /// Blocks being encoded on the pool, oldest first.
+    in_flight: std::collections::VecDeque<std::sync::mpsc::Receiver<Result<Encoded>>>,
     failed: bool,
     rows: u64,
     blocks: u64,
@@ -395,68 +404,91 @@ impl<W: Write> Writer<W> {
             start += n;
             if self.row_bytes.is_none() || self.filling.bytes >= self.block_size as f64 {
                 self.full.push(std::mem::take(&mut self.filling));
-                if self.row_bytes.is_none() || self.full.len() >= 2 * self.threads {
-                    self.write_full()?;
-                }
+                self.write_full()?;
             }
         }
         self.rows += rows as u64;
         Ok(())
     }
 
-    /// Encode, compress and write the full blocks, in order.
+    /// Encode, compress and write the full blocks, in order: on this thread, or with several
+    /// threads handed to the pool, with at most two blocks per thread in flight (the oldest is
+    /// written when the window is full, while the others are encoded).
     fn write_full(&mut self) -> Result<()> {
-        if self.full.is_empty() {
-            return Ok(());
-        }
         let jobs = std::mem::take(&mut self.full);
+        let Some(pool) = self.pool.clone() else {
+            // One block at a time, through buffers kept from block to block.
+            let mut e = std::mem::take(&mut self.scratch);
+            for block in &jobs {
+                encode_block(&self.plan, &mut self.compressor, block, &mut e)?;
+                self.write_encoded(&e)?;
+            }
+            self.scratch = e;
+            return Ok(());
+        };
+        for block in jobs {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            let (plan, contexts, spare) =
+                (self.plan.clone(), self.contexts.clone(), self.spare.clone());
+            let (codec, level) = (self.codec, self.level);
+            pool.spawn(move || {
+                // Compression contexts and block buffers are reused from block to block (a
+                // zstd context costs more to set up than a small block to compress, and new
+                // buffers are pages touched for the first time).
+                let popped = contexts.lock().ok().and_then(|mut c| c.pop());
+                let mut c = popped.unwrap_or_else(|| Compressor::new(codec, level));
+                let mut e = spare
+                    .lock()
+                    .ok()
+                    .and_then(|mut s| s.pop())
+                    .unwrap_or_default();
+                let result = encode_block(&plan, &mut c, &block, &mut e).map(|()| e);
+                if let Ok(mut all) = contexts.lock() {
+                    all.push(c);
+                }
+                // The writer may have been dropped; then nobody wants the block.
+                let _ = tx.send(result);
+            });
+            self.in_flight.push_back(rx);
+            // The first block tells the size of a row, which sizes the blocks after it.
+            while self.in_flight.len() > 2 * self.threads
+                || (self.row_bytes.is_none() && !self.in_flight.is_empty())
+            {
+                self.write_oldest()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Wait for the oldest block in flight and write it.
+    fn write_oldest(&mut self) -> Result<()> {
+        let Some(rx) = self.in_flight.pop_front() else {
+            return Ok(());
+        };
+        let e = rx
+            .recv()
+            .map_err(|_| Error::Internal("an encoding worker stopped without a result".into()))??;
+        self.write_encoded(&e)?;
+        if let Ok(mut spare) = self.spare.lock() {
+            spare.push(e);
+        }
+        Ok(())
+    }
+
+    /// Write one encoded block and learn the size of a row from it.
+    fn write_encoded(&mut self, e: &Encoded) -> Result<()> {
         let out = self
             .out
             .as_mut()
             .ok_or_else(|| Error::Internal("a writer without its output".into()))?;
-        let mut learned = Vec::with_capacity(jobs.len());
-        match &self.pool {
-            Some(pool) if jobs.len() > 1 => {
-                let (codec, level, plan) = (self.codec, self.level, &self.plan);
-                let encoded: Vec<Result<Encoded>> = pool.install(|| {
-                    use rayon::prelude::*;
-                    jobs.par_iter()
-                        .map_init(
-                            || Compressor::new(codec, level),
-                            |c, block| {
-                                let mut e = Encoded::default();
-                                encode_block(plan, c, block, &mut e)?;
-                                Ok(e)
-                            },
-                        )
-                        .collect()
-                });
-                for e in encoded {
-                    let e = e?;
-                    write_block(out, &e, &self.sync)?;
-                    learned.push((e.rows, e.raw.len()));
-                }
-            }
-            _ => {
-                // One block at a time, through buffers kept from block to block.
-                let mut e = std::mem::take(&mut self.scratch);
-                for block in &jobs {
-                    encode_block(&self.plan, &mut self.compressor, block, &mut e)?;
-                    write_block(out, &e, &self.sync)?;
-                    learned.push((e.rows, e.raw.len()));
-                }
-                self.scratch = e;
-            }
-        }
-        for (rows, raw_len) in learned {
-            self.blocks += 1;
-            if rows > 0 {
-                let per_row = raw_len as f64 / rows as f64;
-                self.row_bytes = Some(match self.row_bytes {
-                    Some(old) => 0.75 * old + 0.25 * per_row,
-                    None => per_row,
-                });
-            }
+        write_block(out, e, &self.sync)?;
+        self.blocks += 1;
+        if e.rows > 0 {
+            let per_row = e.raw.len() as f64 / e.rows as f64;
+            self.row_bytes = Some(match self.row_bytes {
+                Some(old) => 0.75 * old + 0.25 * per_row,
+                None => per_row,
+            });
         }
         Ok(())
     }
@@ -475,6 +507,9 @@ impl<W: Write> Writer<W> {
             self.full.push(std::mem::take(&mut self.filling));
         }
         self.write_full()?;
+        while !self.in_flight.is_empty() {
+            self.write_oldest()?;
+        }
         let mut out = self
             .out
             .take()

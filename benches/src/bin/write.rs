@@ -115,7 +115,7 @@ fn main() {
         assert_eq!(rows_of(&avrow_write(&ours, codec, threads)), rows);
         assert_eq!(rows_of(&arrow_avro_write(&theirs)), rows);
         assert_eq!(rows_of(&apache_write(&schema, &values)), rows);
-        let mut times = vec![Vec::with_capacity(rounds); 3];
+        let mut times: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(rounds)).collect();
         for round in 0..rounds {
             for k in 0..3 {
                 let which = (round + k) % 3;

@@ -15,23 +15,51 @@ use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Append a zigzag varint: built in a register-sized buffer, appended with one copy.
+/// Append a zigzag varint: capacity for its longest form reserved, then the bytes written
+/// and the length set once (no capacity check or length update per byte).
 #[inline(always)]
 pub(crate) fn put_long(out: &mut Vec<u8>, v: i64) {
     let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    if z < 0x80 {
-        out.push(z as u8);
-        return;
+    out.reserve(10);
+    let len = out.len();
+    // SAFETY: `reserve(10)` leaves room for at least 10 bytes past `len`. A u64 has at most
+    // ten 7-bit groups, so the loop writes at most 10 bytes, all inside that room, and the
+    // length then covers exactly the bytes written (initialised).
+    unsafe {
+        let p = out.as_mut_ptr().add(len);
+        let mut n = 0;
+        while z >= 0x80 {
+            p.add(n).write(z as u8 | 0x80);
+            z >>= 7;
+            n += 1;
+        }
+        p.add(n).write(z as u8);
+        out.set_len(len + n + 1);
     }
-    let mut buf = [0u8; 10];
-    let mut n = 0;
+}
+
+/// Append `N` bytes (a float, a double) with one capacity check and a fixed-size copy.
+#[inline(always)]
+fn put_fixed<const N: usize>(out: &mut Vec<u8>, bytes: [u8; N]) {
+    out.reserve(N);
+    let len = out.len();
+    // SAFETY: `reserve(N)` leaves room for `N` bytes past `len`; exactly `N` bytes are copied
+    // there from a local array (no overlap), and the length then covers them.
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().add(len), N);
+        out.set_len(len + N);
+    }
+}
+
+/// The plain encoder the fast ones are tested against.
+#[cfg(test)]
+fn put_long_reference(out: &mut Vec<u8>, v: i64) {
+    let mut z = ((v << 1) ^ (v >> 63)) as u64;
     while z >= 0x80 {
-        buf[n] = z as u8 | 0x80;
+        out.push(z as u8 | 0x80);
         z >>= 7;
-        n += 1;
     }
-    buf[n] = z as u8;
-    out.extend_from_slice(&buf[..n + 1]);
+    out.push(z as u8);
 }
 
 /// Integer values of any Arrow integer (or date, time, timestamp, duration) array.
@@ -135,7 +163,7 @@ impl BinRef<'_> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, i: usize) -> &[u8] {
         match self {
             BinRef::Utf8(a) => a.value(i).as_bytes(),
@@ -437,19 +465,19 @@ impl<'a> Bound<'a> {
             Kind::F16(v, double) => {
                 let f = v[i].to_f32();
                 if *double {
-                    out.extend_from_slice(&f64::from(f).to_le_bytes());
+                    put_fixed(out, f64::from(f).to_le_bytes());
                 } else {
-                    out.extend_from_slice(&f.to_le_bytes());
+                    put_fixed(out, f.to_le_bytes());
                 }
             }
             Kind::F32(v, double) => {
                 if *double {
-                    out.extend_from_slice(&f64::from(v[i]).to_le_bytes());
+                    put_fixed(out, f64::from(v[i]).to_le_bytes());
                 } else {
-                    out.extend_from_slice(&v[i].to_le_bytes());
+                    put_fixed(out, v[i].to_le_bytes());
                 }
             }
-            Kind::F64(v) => out.extend_from_slice(&v[i].to_le_bytes()),
+            Kind::F64(v) => put_fixed(out, v[i].to_le_bytes()),
             Kind::Bytes { values, check_utf8 } => {
                 let b = values.get(i);
                 if *check_utf8 && simdutf8::basic::from_utf8(b).is_err() {
@@ -557,43 +585,7 @@ impl<'a> Bound<'a> {
                     out.extend_from_slice(&p.to_le_bytes());
                 }
             }
-            Kind::Record(fields) => {
-                for f in fields {
-                    // The common leaves without nulls inline; anything else through `write`.
-                    match (&f.kind, f.nulls) {
-                        (
-                            Kind::Int {
-                                values: Ints::I64(v),
-                                scale: Scale::One,
-                                int32: false,
-                            },
-                            None,
-                        ) => put_long(out, v[i]),
-                        (
-                            Kind::Int {
-                                values: Ints::I32(v),
-                                scale: Scale::One,
-                                ..
-                            },
-                            None,
-                        ) => put_long(out, i64::from(v[i])),
-                        (Kind::F64(v), None) => out.extend_from_slice(&v[i].to_le_bytes()),
-                        (Kind::F32(v, false), None) => out.extend_from_slice(&v[i].to_le_bytes()),
-                        (
-                            Kind::Bytes {
-                                values: BinRef::Utf8(a),
-                                check_utf8: false,
-                            },
-                            None,
-                        ) => {
-                            let b = a.value(i).as_bytes();
-                            put_long(out, b.len() as i64);
-                            out.extend_from_slice(b);
-                        }
-                        _ => f.write(i, row, out)?,
-                    }
-                }
-            }
+            Kind::Record(_) => self.write_record(i, row, out)?,
             Kind::Array { offsets, item } => {
                 let (start, end) = offsets.range(i);
                 if end > start {
@@ -608,6 +600,37 @@ impl<'a> Bound<'a> {
                         #[cfg(target_endian = "little")]
                         (Kind::F32(v, false), None) => {
                             out.extend_from_slice(v[start..end].to_byte_slice())
+                        }
+                        (
+                            Kind::Int {
+                                values: Ints::I64(v),
+                                scale: Scale::One,
+                                int32: false,
+                            },
+                            None,
+                        ) => {
+                            out.reserve(10 * (end - start));
+                            for &x in &v[start..end] {
+                                put_long(out, x);
+                            }
+                        }
+                        (
+                            Kind::Int {
+                                values: Ints::I32(v),
+                                scale: Scale::One,
+                                ..
+                            },
+                            None,
+                        ) => {
+                            out.reserve(5 * (end - start));
+                            for &x in &v[start..end] {
+                                put_long(out, i64::from(x));
+                            }
+                        }
+                        (Kind::Record(_), None) => {
+                            for k in start..end {
+                                item.write_record(k, row, out)?;
+                            }
                         }
                         _ => {
                             for k in start..end {
@@ -662,6 +685,75 @@ impl<'a> Bound<'a> {
         }
         Ok(())
     }
+
+    /// Append the record at `i`: its fields' common leaves (and nullable leaves) written
+    /// inline, anything else through [`Bound::write`].
+    #[inline]
+    fn write_record(&self, i: usize, row: usize, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+        let Kind::Record(fields) = &self.kind else {
+            return self.write(i, row, out);
+        };
+        for f in fields {
+            match (&f.kind, f.nulls) {
+                (
+                    Kind::Branch {
+                        index,
+                        null: Some(null),
+                        value,
+                    },
+                    nulls,
+                ) => {
+                    if nulls.is_some_and(|n| n.is_null(i)) {
+                        put_long(out, i64::from(*null));
+                    } else {
+                        put_long(out, i64::from(*index));
+                        if !write_leaf(&value.kind, i, out) {
+                            value.write(i, row, out)?;
+                        }
+                    }
+                }
+                (kind, None) => {
+                    if !write_leaf(kind, i, out) {
+                        f.write(i, row, out)?;
+                    }
+                }
+                _ => f.write(i, row, out)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Write the value at `i` of a common leaf that cannot fail (integers as they are, floats,
+/// strings, booleans); false for any other kind, which the caller writes through
+/// [`Bound::write`]. The caller has dealt with nulls.
+#[inline(always)]
+fn write_leaf(kind: &Kind<'_>, i: usize, out: &mut Vec<u8>) -> bool {
+    match kind {
+        Kind::Int {
+            values: Ints::I64(v),
+            scale: Scale::One,
+            int32: false,
+        } => put_long(out, v[i]),
+        Kind::Int {
+            values: Ints::I32(v),
+            scale: Scale::One,
+            ..
+        } => put_long(out, i64::from(v[i])),
+        Kind::F64(v) => put_fixed(out, v[i].to_le_bytes()),
+        Kind::F32(v, false) => put_fixed(out, v[i].to_le_bytes()),
+        Kind::Boolean(a) => out.push(u8::from(a.value(i))),
+        Kind::Bytes {
+            values,
+            check_utf8: false,
+        } => {
+            let b = values.get(i);
+            put_long(out, b.len() as i64);
+            out.extend_from_slice(b);
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// A big-endian two's complement value widened to 32 bytes.
@@ -726,6 +818,30 @@ mod tests {
         }
         assert!(within(99_999, 5) && !within(100_000, 5) && !within(-100_000, 5));
         assert!(within256(i256::from_i128(-99), 2) && !within256(i256::from_i128(100), 2));
+    }
+
+    #[test]
+    fn fast_writes_equal_the_reference() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut fast, mut reference) = (Vec::new(), Vec::new());
+        for k in 0..100_000u64 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            // Every length: shift the random value by 0..64 bits.
+            let v = (rng >> (k % 64)) as i64;
+            put_long(&mut fast, v);
+            put_long_reference(&mut reference, v);
+            put_fixed(&mut fast, (v as f64).to_le_bytes());
+            reference.extend_from_slice(&(v as f64).to_le_bytes());
+            if k % 1000 == 0 {
+                // Start over from a vector without spare capacity.
+                assert_eq!(fast, reference);
+                fast = Vec::new();
+                reference.clear();
+            }
+        }
+        assert_eq!(fast, reference);
     }
 
     #[test]
