@@ -229,9 +229,7 @@ impl EncodePlan {
         if self.record {
             let s = StructArray::from(batch.clone());
             let bound = write::bind(&self.root, &s as &dyn Array, Arc::from(""));
-            for r in 0..rows {
-                bound.write(r, r, out)?;
-            }
+            write::write_rows(&bound, rows, out)?;
         } else {
             let column = batch.column(0);
             let name: Arc<str> = Arc::from(batch.schema().field(0).name().as_str());
