@@ -1,7 +1,8 @@
 //! The Avro writer: random schemas and data (the differential generator's), written by
 //! apache-avro, read by avrow, written again by avrow under every codec, block size and thread
-//! count, and read back by apache-avro — which must see the rows it wrote in the first place;
-//! avrow reads its own files back to the same batches. Values the Avro schema cannot hold are
+//! count, and read back by apache-avro — which must see the rows it wrote in the first place —
+//! and by arrow-avro, which must read them as it reads the originals; avrow reads its own
+//! files back to the same batches. Values the Avro schema cannot hold are
 //! errors naming the column and row.
 
 use crate::differential::seeds;
@@ -18,6 +19,26 @@ fn read_all(file: &[u8]) -> Vec<RecordBatch> {
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap()
+}
+
+fn arrow_avro_read(file: &[u8]) -> Result<Vec<RecordBatch>, String> {
+    let reader = arrow_avro::reader::ReaderBuilder::new()
+        .build(std::io::Cursor::new(file.to_vec()))
+        .map_err(|e| e.to_string())?;
+    reader.map(|b| b.map_err(|e| e.to_string())).collect()
+}
+
+/// The same values, batch boundaries and schema metadata aside.
+fn same_columns(a: &[RecordBatch], b: &[RecordBatch]) -> bool {
+    let concat = |x: &[RecordBatch]| {
+        x.first().map(|f| {
+            arrow::compute::concat_batches(&f.schema(), x)
+                .unwrap()
+                .columns()
+                .to_vec()
+        })
+    };
+    concat(a) == concat(b)
 }
 
 fn write_all(batches: &[RecordBatch], codec: Codec, block_size: usize, threads: usize) -> Vec<u8> {
@@ -37,6 +58,7 @@ fn write_all(batches: &[RecordBatch], codec: Codec, block_size: usize, threads: 
 fn written_files_read_back_unchanged_by_apache_avro() {
     let mut failures = Vec::new();
     let mut checked = 0;
+    let mut arrow_avro_checked = 0;
     let codecs = [
         Codec::Null,
         Codec::Deflate,
@@ -82,6 +104,19 @@ fn written_files_read_back_unchanged_by_apache_avro() {
                 "seed {seed} {codec}: apache-avro cannot read it: {e}"
             )),
         }
+        // arrow-avro reads the file as it reads the original (where it reads the original).
+        if let Ok(a) = arrow_avro_read(&original) {
+            match arrow_avro_read(&written) {
+                Ok(b) if same_columns(&a, &b) => {}
+                Ok(_) => failures.push(format!(
+                    "seed {seed} {codec}: arrow-avro reads other values"
+                )),
+                Err(e) => failures.push(format!(
+                    "seed {seed} {codec}: arrow-avro cannot read it: {e}"
+                )),
+            }
+            arrow_avro_checked += 1;
+        }
         // avrow reads its own file to the same batches, with the same writer schema.
         let again = read_all(&written);
         let (a, b) = (
@@ -103,6 +138,10 @@ fn written_files_read_back_unchanged_by_apache_avro() {
     assert!(
         checked >= 100 || std::env::var("AVROW_SEED").is_ok(),
         "only {checked} cases"
+    );
+    assert!(
+        arrow_avro_checked >= 50 || std::env::var("AVROW_SEED").is_ok(),
+        "arrow-avro read only {arrow_avro_checked} of the originals"
     );
 }
 
