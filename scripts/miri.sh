@@ -31,7 +31,7 @@ cargo +nightly miri setup
 
 filters=("$@")
 if [ ${#filters[@]} -eq 0 ]; then
-  filters=(varint:: decode::pool::)
+  filters=(varint:: decode::pool:: encode::)
 fi
 # Only the library's unit tests (`--lib`): the integration suites run the same kernels on far
 # more data than Miri gets through in reasonable time.

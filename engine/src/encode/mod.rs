@@ -143,7 +143,7 @@ pub struct EncodePlan {
     arrow: SchemaRef,
     avro: Schema,
     /// The batch as a record (a record schema), or its one column (any other schema).
-    root: Plan,
+    pub(crate) root: Plan,
     record: bool,
 }
 
