@@ -291,6 +291,15 @@ fn hostile_files(dir: &Path) -> Vec<(String, PathBuf, Vec<&'static str>)> {
         container_of(schema, "zstandard", &[(1, zstd(&string))]),
         vec![],
     );
+    // The same string, whole, with one byte that is not UTF-8 in its middle.
+    string.pop();
+    let middle = string.len() / 2;
+    string[middle] = 0xff;
+    add(
+        "zstd-bomb-one-long-string-bad-utf8",
+        container_of(schema, "zstandard", &[(1, zstd(&string))]),
+        vec![],
+    );
     files
 }
 

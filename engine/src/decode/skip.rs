@@ -25,6 +25,17 @@ pub(crate) enum Skip {
     Union(Vec<Skip>),
     /// A recursive type cut at the configured depth.
     TooDeep(Arc<str>, usize),
+    // The variants below appear only in the tree of a whole writer record built for checking
+    // a block as it streams (`decode/stream.rs`), which also checks the values' validity;
+    // skipping treats them as the plain variants above.
+    /// A string (its UTF-8 is checked by the streaming check).
+    Str,
+    /// An `int` (checked to fit 32 bits).
+    Int,
+    /// A boolean (a byte 0 or 1).
+    Boolean,
+    /// An enum index below this many symbols.
+    Enum(usize),
 }
 
 impl Skip {
@@ -52,6 +63,10 @@ impl Skip {
             Skip::Record(parts) => parts.iter().map(Skip::min_size).sum(),
             Skip::Varint
             | Skip::Sized
+            | Skip::Str
+            | Skip::Int
+            | Skip::Boolean
+            | Skip::Enum(_)
             | Skip::Array(_)
             | Skip::Map(_)
             | Skip::Union(_)
@@ -62,8 +77,9 @@ impl Skip {
     pub(crate) fn skip<K: Kernel>(&self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         match self {
             Skip::Bytes(n) => c.take(*n).map(drop),
-            Skip::Varint => c.long().map(drop),
-            Skip::Sized => c.bytes().map(drop),
+            Skip::Boolean => c.take(1).map(drop),
+            Skip::Varint | Skip::Int | Skip::Enum(_) => c.long().map(drop),
+            Skip::Sized | Skip::Str => c.bytes().map(drop),
             Skip::Array(item) => skip_blocks(c, item.min_size(), |c| item.skip(c)),
             Skip::Map(value) => skip_blocks(c, 1 + value.min_size(), |c| {
                 c.bytes()?;

@@ -6,9 +6,13 @@
 //!
 //! The records are decoded by a copy of the block's own decoder, so that every check the real
 //! decode makes is made, a window at a time, and thrown away. A record larger than the window
-//! is skipped as it streams past, by the structure of the writer's schema alone (varints,
-//! lengths, collection counts, union branches, recursion depth): the UTF-8, enum indexes and
-//! other values inside that one record are checked when the block is decoded.
+//! is stepped over as it streams past, held to the writer's schema: varints, lengths,
+//! collection counts (and that a block's recorded byte size is what its items take), union
+//! branches, recursion depth, and the values whose validity the schema alone decides — the
+//! UTF-8 of strings and map keys, `int` ranges, booleans, enum indexes — also in fields the
+//! plan skips (such data is not valid Avro). What only the plan decides (a uuid's form, a
+//! decimal's width, a duration's range, a resolved enum symbol) is checked when the block is
+//! decoded.
 
 use super::skip::Skip;
 use super::RecordDecoder;
@@ -135,6 +139,89 @@ impl<E> Window<'_, E> {
         }
         self.take(n as u64)
     }
+
+    /// A length, then that many bytes of UTF-8, checked as they stream past.
+    fn string(&mut self) -> Result<(), StreamCheckError<E>> {
+        let at = self.offset();
+        let n = self.long()?;
+        if n < 0 {
+            return Err(self.error(DecodeErrorKind::NegativeLength(n), at));
+        }
+        let start = self.offset();
+        let mut left = n as u64;
+        let mut utf8 = Utf8Stream::default();
+        loop {
+            let k = left.min(self.available() as u64) as usize;
+            if !utf8.feed(&self.buf[self.pos..self.pos + k]) {
+                return Err(self.error(DecodeErrorKind::InvalidUtf8, start));
+            }
+            self.pos += k;
+            left -= k as u64;
+            if left == 0 {
+                break;
+            }
+            if !self.refill()? {
+                let kind = DecodeErrorKind::UnexpectedEof {
+                    needed: n as u64,
+                    available: n as u64 - left,
+                };
+                return Err(self.error(kind, start));
+            }
+        }
+        if !utf8.complete() {
+            return Err(self.error(DecodeErrorKind::InvalidUtf8, start));
+        }
+        Ok(())
+    }
+}
+
+/// UTF-8 validation of a string that arrives in pieces: a sequence cut by a piece's end is
+/// kept and completed from the next.
+#[derive(Default)]
+struct Utf8Stream {
+    carry: [u8; 4],
+    n: usize,
+}
+
+impl Utf8Stream {
+    /// Whether the bytes so far can still be UTF-8.
+    fn feed(&mut self, mut b: &[u8]) -> bool {
+        if self.n > 0 {
+            let need = match self.carry[0] {
+                0xc2..=0xdf => 2,
+                0xe0..=0xef => 3,
+                0xf0..=0xf4 => 4,
+                _ => return false,
+            };
+            while self.n < need && !b.is_empty() {
+                self.carry[self.n] = b[0];
+                self.n += 1;
+                b = &b[1..];
+            }
+            if self.n < need {
+                return true;
+            }
+            if std::str::from_utf8(&self.carry[..need]).is_err() {
+                return false;
+            }
+            self.n = 0;
+        }
+        match std::str::from_utf8(b) {
+            Ok(_) => true,
+            Err(e) if e.error_len().is_none() => {
+                let tail = &b[e.valid_up_to()..];
+                self.carry[..tail.len()].copy_from_slice(tail);
+                self.n = tail.len();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Whether the string ended on a whole character.
+    fn complete(&self) -> bool {
+        self.n == 0
+    }
 }
 
 /// Skip one value as it streams past. `limit` is the most bytes the block may hold: it bounds
@@ -144,11 +231,48 @@ fn skip_pull<E>(s: &Skip, w: &mut Window<'_, E>, limit: usize) -> Result<(), Str
         Skip::Bytes(n) => w.take(*n as u64),
         Skip::Varint => w.long().map(drop),
         Skip::Sized => w.sized(),
+        Skip::Str => w.string(),
+        Skip::Int => {
+            let at = w.offset();
+            let v = w.long()?;
+            if i32::try_from(v).is_err() {
+                return Err(w.error(DecodeErrorKind::Varint(VarintError::IntOutOfRange), at));
+            }
+            Ok(())
+        }
+        Skip::Boolean => {
+            let at = w.offset();
+            match w.byte()? {
+                Some(0 | 1) => Ok(()),
+                Some(b) => Err(w.error(DecodeErrorKind::InvalidBoolean(b), at)),
+                None => Err(w.error(
+                    DecodeErrorKind::UnexpectedEof {
+                        needed: 1,
+                        available: 0,
+                    },
+                    at,
+                )),
+            }
+        }
+        Skip::Enum(symbols) => {
+            let at = w.offset();
+            let index = w.long()?;
+            if usize::try_from(index).map_or(true, |i| i >= *symbols) {
+                return Err(w.error(
+                    DecodeErrorKind::EnumIndex {
+                        index,
+                        symbols: *symbols,
+                    },
+                    at,
+                ));
+            }
+            Ok(())
+        }
         Skip::Array(item) => blocks_pull(w, limit, item.min_size(), &mut |w| {
             skip_pull(item, w, limit)
         }),
         Skip::Map(value) => blocks_pull(w, limit, 1 + value.min_size(), &mut |w| {
-            w.sized()?;
+            w.string()?;
             skip_pull(value, w, limit)
         }),
         Skip::Record(parts) => parts.iter().try_for_each(|p| skip_pull(p, w, limit)),
@@ -543,6 +667,69 @@ mod tests {
         );
         assert_eq!(e.record(), Some(1));
         assert_eq!(e.offset(), r0 + r1 - 2);
+    }
+
+    #[test]
+    fn values_in_large_records_are_checked_as_they_stream() {
+        // A string of 1 MiB whose UTF-8 breaks at a piece boundary, or only at its end, and
+        // other values the writer's schema says are invalid, in a record larger than the window.
+        let d = decoder(SCHEMA);
+        let big = |tweak: &dyn Fn(&mut Vec<u8>)| {
+            let mut r = record(1, 1 << 20, b'a', 1, 2);
+            tweak(&mut r);
+            r
+        };
+        let string_at = long(1).len() + long(1 << 20).len();
+        for (what, data, kind) in [
+            (
+                "a valid 4-byte character across pieces",
+                big(&|r| r[string_at + 4095..string_at + 4099].copy_from_slice("😀".as_bytes())),
+                None,
+            ),
+            (
+                "a bad byte",
+                big(&|r| r[string_at + 70_000] = 0xff),
+                Some(DecodeErrorKind::InvalidUtf8),
+            ),
+            (
+                "a cut character at the end",
+                big(&|r| r[string_at + (1 << 20) - 1] = 0xe2),
+                Some(DecodeErrorKind::InvalidUtf8),
+            ),
+            (
+                "an enum index",
+                big(&|r| r[string_at + (1 << 20)] = 0x06),
+                Some(DecodeErrorKind::EnumIndex {
+                    index: 3,
+                    symbols: 2,
+                }),
+            ),
+        ] {
+            let got = check(&d, &data, 1, 4096, 1 << 16);
+            match kind {
+                None => assert_eq!(got, Ok(()), "{what}"),
+                Some(k) => assert_eq!(got.unwrap_err().kind(), &k, "{what}"),
+            }
+        }
+        // An int beyond 32 bits and a boolean byte of 2, in a record with a large string.
+        let d = decoder(
+            r#"{"type":"record","name":"r","fields":[{"name":"s","type":"string"},
+                {"name":"i","type":"int"},{"name":"b","type":"boolean"}]}"#,
+        );
+        let mut data = long(1 << 17);
+        data.extend(std::iter::repeat_n(b'z', 1 << 17));
+        let good = [data.clone(), long(5), vec![1]].concat();
+        assert_eq!(check(&d, &good, 1, 4096, 1 << 16), Ok(()));
+        let int = [data.clone(), long(1 << 40), vec![1]].concat();
+        assert!(matches!(
+            check(&d, &int, 1, 4096, 1 << 16).unwrap_err().kind(),
+            DecodeErrorKind::Varint(VarintError::IntOutOfRange)
+        ));
+        let boolean = [data, long(5), vec![2]].concat();
+        assert_eq!(
+            check(&d, &boolean, 1, 4096, 1 << 16).unwrap_err().kind(),
+            &DecodeErrorKind::InvalidBoolean(2)
+        );
     }
 
     #[test]

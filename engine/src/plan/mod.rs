@@ -119,6 +119,8 @@ struct Compiler<'a> {
     /// Named types (of the writer's schema) being expanded on the current path (for recursion).
     stack: Vec<usize>,
     nodes: usize,
+    /// Build skips with the variants that check values (the streaming check's tree).
+    strict: bool,
 }
 
 struct Mapped {
@@ -219,6 +221,7 @@ pub(crate) fn compile(
         opts,
         stack: Vec::new(),
         nodes: 0,
+        strict: false,
     };
     let proj = opts.projection.as_deref().map(Proj::from_paths);
     // The names of the top-level records are not compared: they carry no data, and tools
@@ -243,6 +246,7 @@ pub(crate) fn compile(
     // that compiles fail.
     c.nodes = 0;
     c.stack.clear();
+    c.strict = true;
     let record_skip = c.skip(c.w.root(), 0).ok();
     Ok(Compiled {
         root: body.into_struct(),
@@ -444,6 +448,7 @@ impl Compiler<'_> {
             opts: self.opts,
             stack: Vec::new(),
             nodes: self.nodes,
+            strict: false,
         };
         let mapped = sub.map(node, node, proj, path, depth);
         self.nodes = sub.nodes;
@@ -919,6 +924,9 @@ impl Compiler<'_> {
     fn skip(&mut self, node: &Node, depth: usize) -> Result<Skip, PlanError> {
         self.count_node(depth)?;
         Ok(match node {
+            Node::Primitive(p, _) if self.strict && *p == Primitive::Boolean => Skip::Boolean,
+            Node::Primitive(p, _) if self.strict && *p == Primitive::Int => Skip::Int,
+            Node::Primitive(p, _) if self.strict && *p == Primitive::String => Skip::Str,
             Node::Primitive(p, _) => match p {
                 Primitive::Null => Skip::Bytes(0),
                 Primitive::Boolean => Skip::Bytes(1),
@@ -936,6 +944,7 @@ impl Compiler<'_> {
                     .collect::<Result<_, _>>()?,
             ),
             Node::Named(i) => match &self.w.named(*i).def {
+                NamedDef::Enum(e) if self.strict => Skip::Enum(e.symbols.len()),
                 NamedDef::Enum(_) => Skip::Varint,
                 NamedDef::Fixed(f) => Skip::Bytes(f.size),
                 NamedDef::Record(r) => {
