@@ -29,6 +29,7 @@ mod batches;
 mod blocks;
 mod builder;
 mod codec;
+mod compress;
 mod container;
 mod error;
 mod parallel;

@@ -3,7 +3,8 @@
 //! (`avrow_engine::encode`) and compressed, on rayon workers when several threads are asked
 //! for, and written in order. At most two blocks per thread are held at once.
 
-use crate::codec::{Codec, Compressor};
+use crate::codec::Codec;
+use crate::compress::Compressor;
 use crate::container::MAGIC;
 use crate::error::{Error, Result};
 use crate::parallel::pool_for;

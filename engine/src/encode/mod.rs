@@ -4,8 +4,10 @@
 //! [`avro_schema_for`] derives an Avro schema from an Arrow schema where none is given.
 //! Container files, codecs and threads are the `avrow` crate's.
 
+mod chunk;
 mod derive;
 mod plan;
+mod sink;
 mod write;
 
 pub use derive::avro_schema_for;
@@ -229,7 +231,7 @@ impl EncodePlan {
         if self.record {
             let s = StructArray::from(batch.clone());
             let bound = write::bind(&self.root, &s as &dyn Array, Arc::from(""));
-            write::write_rows(&bound, rows, out)?;
+            chunk::write_rows(&bound, rows, out)?;
         } else {
             let column = batch.column(0);
             let name: Arc<str> = Arc::from(batch.schema().field(0).name().as_str());

@@ -1,8 +1,10 @@
 //! Writing one batch's values as Avro binary: a [`Plan`] bound to the batch's arrays (each
-//! downcast once per batch), then each record appended row by row. Values the Avro type
-//! cannot hold are an [`EncodeError`] naming the column path and the row.
+//! downcast once per batch), then each record appended row by row (records of many fields:
+//! `chunk.rs`). Values the Avro type cannot hold are an [`EncodeError`] naming the column path
+//! and the row.
 
 use super::plan::{Bin, Plan, Scale};
+use super::sink::{put_fixed, put_long};
 use super::{EncodeError, EncodeErrorKind};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
@@ -15,55 +17,8 @@ use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Append a zigzag varint: capacity for its longest form reserved, then the bytes written
-/// and the length set once (no capacity check or length update per byte).
-#[inline(always)]
-pub(crate) fn put_long(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    out.reserve(10);
-    let len = out.len();
-    // SAFETY: `reserve(10)` leaves room for at least 10 bytes past `len`. A u64 has at most
-    // ten 7-bit groups, so the loop writes at most 10 bytes, all inside that room, and the
-    // length then covers exactly the bytes written (initialised).
-    unsafe {
-        let p = out.as_mut_ptr().add(len);
-        let mut n = 0;
-        while z >= 0x80 {
-            p.add(n).write(z as u8 | 0x80);
-            z >>= 7;
-            n += 1;
-        }
-        p.add(n).write(z as u8);
-        out.set_len(len + n + 1);
-    }
-}
-
-/// Append `N` bytes (a float, a double) with one capacity check and a fixed-size copy.
-#[inline(always)]
-fn put_fixed<const N: usize>(out: &mut Vec<u8>, bytes: [u8; N]) {
-    out.reserve(N);
-    let len = out.len();
-    // SAFETY: `reserve(N)` leaves room for `N` bytes past `len`; exactly `N` bytes are copied
-    // there from a local array (no overlap), and the length then covers them.
-    unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().add(len), N);
-        out.set_len(len + N);
-    }
-}
-
-/// The plain encoder the fast ones are tested against.
-#[cfg(test)]
-fn put_long_reference(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    while z >= 0x80 {
-        out.push(z as u8 | 0x80);
-        z >>= 7;
-    }
-    out.push(z as u8);
-}
-
 /// Integer values of any Arrow integer (or date, time, timestamp, duration) array.
-enum Ints<'a> {
+pub(super) enum Ints<'a> {
     I8(&'a [i8]),
     I16(&'a [i16]),
     I32(&'a [i32]),
@@ -142,7 +97,7 @@ impl Ints<'_> {
 }
 
 /// The values of a string or binary array.
-enum BinRef<'a> {
+pub(super) enum BinRef<'a> {
     Utf8(&'a StringArray),
     LargeUtf8(&'a LargeStringArray),
     Utf8View(&'a StringViewArray),
@@ -164,7 +119,7 @@ impl BinRef<'_> {
     }
 
     #[inline(always)]
-    fn get(&self, i: usize) -> &[u8] {
+    pub(super) fn get(&self, i: usize) -> &[u8] {
         match self {
             BinRef::Utf8(a) => a.value(i).as_bytes(),
             BinRef::LargeUtf8(a) => a.value(i).as_bytes(),
@@ -176,14 +131,14 @@ impl BinRef<'_> {
     }
 }
 
-enum Decs<'a> {
+pub(super) enum Decs<'a> {
     D32(&'a [i32]),
     D64(&'a [i64]),
     D128(&'a [i128]),
     D256(&'a [i256]),
 }
 
-enum Offsets<'a> {
+pub(super) enum Offsets<'a> {
     I32(&'a [i32]),
     I64(&'a [i64]),
     Fixed(usize),
@@ -200,7 +155,7 @@ impl Offsets<'_> {
     }
 }
 
-enum Kind<'a> {
+pub(super) enum Kind<'a> {
     Null,
     Boolean(&'a BooleanArray),
     Int {
@@ -269,9 +224,9 @@ mod half_f16 {
 
 /// A plan bound to one array of a batch.
 pub(crate) struct Bound<'a> {
-    nulls: Option<&'a NullBuffer>,
+    pub(super) nulls: Option<&'a NullBuffer>,
     path: Arc<str>,
-    kind: Kind<'a>,
+    pub(super) kind: Kind<'a>,
 }
 
 /// Bind `plan` to `array`; `path` names the column in errors.
@@ -689,7 +644,12 @@ impl<'a> Bound<'a> {
     /// Append the record at `i`: its fields' common leaves (and nullable leaves) written
     /// inline, anything else through [`Bound::write`].
     #[inline]
-    fn write_record(&self, i: usize, row: usize, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    pub(super) fn write_record(
+        &self,
+        i: usize,
+        row: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
         let Kind::Record(fields) = &self.kind else {
             return self.write(i, row, out);
         };
@@ -699,62 +659,15 @@ impl<'a> Bound<'a> {
         Ok(())
     }
 
-    /// Append the values of rows `range` of a record's field to `buf`, recording where each
-    /// ends in `ends`: one loop per kind of leaf, the value-by-value path for the rest.
-    fn write_column(
-        &self,
-        range: std::ops::Range<usize>,
-        buf: &mut Vec<u8>,
-        ends: &mut Vec<usize>,
-    ) -> Result<(), EncodeError> {
-        macro_rules! each {
-            (|$k:ident| $body:expr) => {
-                for $k in range.clone() {
-                    $body;
-                    ends.push(buf.len());
-                }
-            };
-        }
-        match (&self.kind, self.nulls) {
-            (
-                Kind::Int {
-                    values: Ints::I64(v),
-                    scale: Scale::One,
-                    int32: false,
-                },
-                None,
-            ) => each!(|k| put_long(buf, v[k])),
-            (
-                Kind::Int {
-                    values: Ints::I32(v),
-                    scale: Scale::One,
-                    ..
-                },
-                None,
-            ) => each!(|k| put_long(buf, i64::from(v[k]))),
-            (Kind::F64(v), None) => each!(|k| put_fixed(buf, v[k].to_le_bytes())),
-            (Kind::F32(v, false), None) => each!(|k| put_fixed(buf, v[k].to_le_bytes())),
-            (Kind::Boolean(a), None) => each!(|k| buf.push(u8::from(a.value(k)))),
-            (
-                Kind::Bytes {
-                    values: BinRef::Utf8(a),
-                    check_utf8: false,
-                },
-                None,
-            ) => each!(|k| {
-                let b = a.value(k).as_bytes();
-                put_long(buf, b.len() as i64);
-                buf.extend_from_slice(b);
-            }),
-            _ => each!(|k| self.write_field(k, k, buf)?),
-        }
-        Ok(())
-    }
-
     /// Append the value at `i` of a record's field: a leaf (or a leaf in a `["null", T]`
     /// union) inline, anything else through [`Bound::write`].
     #[inline(always)]
-    fn write_field(&self, i: usize, row: usize, out: &mut Vec<u8>) -> Result<(), EncodeError> {
+    pub(super) fn write_field(
+        &self,
+        i: usize,
+        row: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<(), EncodeError> {
         match (&self.kind, self.nulls) {
             (
                 Kind::Branch {
@@ -788,7 +701,7 @@ impl<'a> Bound<'a> {
 /// strings, booleans); false for any other kind, which the caller writes through
 /// [`Bound::write`]. The caller has dealt with nulls.
 #[inline(always)]
-fn write_leaf(kind: &Kind<'_>, i: usize, out: &mut Vec<u8>) -> bool {
+pub(super) fn write_leaf(kind: &Kind<'_>, i: usize, out: &mut Vec<u8>) -> bool {
     match kind {
         Kind::Int {
             values: Ints::I64(v),
@@ -814,101 +727,6 @@ fn write_leaf(kind: &Kind<'_>, i: usize, out: &mut Vec<u8>) -> bool {
         _ => return false,
     }
     true
-}
-
-/// Rows a record is encoded in at a time, column by column.
-const CHUNK_ROWS: usize = 256;
-
-/// Records of fewer fields are written row by row: interleaving costs more than the columns
-/// read a value at a time (measured: Telemetry's 9 fields 141 → 160 ns/row in chunks,
-/// WideRecord's 100 fields 1738 → 1361; see docs/perf/write.md).
-const CHUNK_MIN_FIELDS: usize = 32;
-
-/// Values of at most this many bytes are moved by one fixed-size copy when rows are
-/// interleaved.
-const SHORT: usize = 16;
-
-/// Append rows `0..rows` of a record bound as `bound`, column by column in chunks of
-/// [`CHUNK_ROWS`] rows: each field's values of a chunk are encoded into a buffer of their own
-/// (a column read in order, which the prefetchers follow, instead of a hundred columns read
-/// a value at a time), then the rows are interleaved into `out`. Anything that is not a
-/// record, and records of fewer than [`CHUNK_MIN_FIELDS`] fields, are written row by row.
-pub(crate) fn write_rows(
-    bound: &Bound<'_>,
-    rows: usize,
-    out: &mut Vec<u8>,
-) -> Result<(), EncodeError> {
-    let Kind::Record(fields) = &bound.kind else {
-        for r in 0..rows {
-            bound.write(r, r, out)?;
-        }
-        return Ok(());
-    };
-    if fields.len() < CHUNK_MIN_FIELDS {
-        for r in 0..rows {
-            bound.write_record(r, r, out)?;
-        }
-        return Ok(());
-    }
-    let mut bufs: Vec<Vec<u8>> = vec![Vec::new(); fields.len()];
-    let mut ends: Vec<Vec<usize>> = (0..fields.len())
-        .map(|_| Vec::with_capacity(CHUNK_ROWS))
-        .collect();
-    let mut start = 0;
-    while start < rows {
-        let n = CHUNK_ROWS.min(rows - start);
-        let mut total = 0;
-        for ((f, buf), end) in fields.iter().zip(&mut bufs).zip(&mut ends) {
-            buf.clear();
-            end.clear();
-            f.write_column(start..start + n, buf, end)?;
-            total += buf.len();
-            // Initialised bytes past the last value, so that a fixed-size copy of a short
-            // value never reads beyond them.
-            buf.extend_from_slice(&[0; SHORT]);
-        }
-        interleave(&bufs, &ends, n, total, out);
-        start += n;
-    }
-    Ok(())
-}
-
-/// Append rows `0..n` of the encoded columns `bufs` (row `k` of column `c` is
-/// `bufs[c][ends[c][k - 1]..ends[c][k]]`, each buffer followed by [`SHORT`] padding bytes),
-/// `total` bytes in all, row after row.
-fn interleave(bufs: &[Vec<u8>], ends: &[Vec<usize>], n: usize, total: usize, out: &mut Vec<u8>) {
-    out.reserve(total + SHORT);
-    let base = out.len();
-    let mut at = 0;
-    for k in 0..n {
-        for (buf, end) in bufs.iter().zip(ends) {
-            let from = if k == 0 { 0 } else { end[k - 1] };
-            let len = end[k] - from;
-            debug_assert!(from + len + SHORT <= buf.len() && at + len <= total);
-            // SAFETY: `out` has room for `total + SHORT` bytes past `base` (reserved above),
-            // and `at + len <= total` (the lengths add up to `total`), so writing
-            // `max(len, SHORT)` bytes at `base + at` stays inside it. The source range
-            // `from..from + max(len, SHORT)` is inside `buf`, whose last value ends
-            // `SHORT` initialised bytes before its end. Source and destination are different
-            // allocations. A short copy may write past `at + len`; the next copy, or nothing
-            // (past `base + total`, outside the length set below), covers those bytes, so
-            // every byte up to `base + total` is written from initialised data.
-            unsafe {
-                let src = buf.as_ptr().add(from);
-                let dst = out.as_mut_ptr().add(base + at);
-                if len <= SHORT {
-                    std::ptr::copy_nonoverlapping(src, dst, SHORT);
-                } else {
-                    std::ptr::copy_nonoverlapping(src, dst, len);
-                }
-            }
-            at += len;
-        }
-    }
-    debug_assert_eq!(at, total);
-    // SAFETY: bytes `base..base + total` were all written above (see the copies' comment),
-    // within the capacity reserved.
-    unsafe { out.set_len(base + total) };
 }
 
 /// A big-endian two's complement value widened to 32 bytes.
@@ -952,6 +770,8 @@ fn within256(v: i256, precision: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::chunk::write_rows;
+    use super::super::sink::put_long_reference;
     use super::*;
     use crate::varint::{Kernel, Scalar};
 
