@@ -19,6 +19,7 @@
 //! busy machine is not counted (our 2-core development machines are shared with compilers).
 //! Set `AVROW_BENCH_CLOCK=wall` to measure wall time instead.
 
+use avrow_benches::thread_cpu_ns;
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -55,32 +56,6 @@ impl Clock {
         }
         self.base.elapsed().as_nanos() as u64
     }
-}
-
-#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-fn thread_cpu_ns() -> Option<u64> {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `clock_gettime` is the C library's (std links it on Linux); `ts` is a valid,
-    // writable `struct timespec` (two 64-bit fields on 64-bit Linux) for the whole call.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
-}
-
-#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-fn thread_cpu_ns() -> Option<u64> {
-    None
 }
 
 impl Measurement for Clock {

@@ -19,10 +19,9 @@ pub fn median_min_max(mut v: Vec<f64>) -> (f64, f64, f64) {
     (v[v.len() / 2], v[0], v[v.len() - 1])
 }
 
-/// CPU time of the whole process (every thread) in seconds, where the platform reports it
-/// (`CLOCK_PROCESS_CPUTIME_ID` on 64-bit Linux).
+/// A CPU-time clock in nanoseconds (`clock_gettime`), where the platform has it (64-bit Linux).
 #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-pub fn process_cpu_seconds() -> Option<f64> {
+fn cpu_clock_ns(clock: i32) -> Option<u64> {
     #[repr(C)]
     struct Timespec {
         tv_sec: i64,
@@ -31,19 +30,29 @@ pub fn process_cpu_seconds() -> Option<f64> {
     extern "C" {
         fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
     }
-    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
     let mut ts = Timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: `clock_gettime` is the C library's (std links it on Linux); `ts` is a valid,
     // writable `struct timespec` (two 64-bit fields on 64-bit Linux) for the whole call.
-    let rc = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
-    (rc == 0).then_some(ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9)
+    let rc = unsafe { clock_gettime(clock, &mut ts) };
+    (rc == 0).then_some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
-/// CPU time of the whole process: not reported on this platform.
 #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-pub fn process_cpu_seconds() -> Option<f64> {
+fn cpu_clock_ns(_clock: i32) -> Option<u64> {
     None
+}
+
+/// CPU time of the whole process (every thread) in seconds, where the platform reports it
+/// (`CLOCK_PROCESS_CPUTIME_ID` on 64-bit Linux).
+pub fn process_cpu_seconds() -> Option<f64> {
+    cpu_clock_ns(2).map(|ns| ns as f64 * 1e-9)
+}
+
+/// CPU time of the calling thread in nanoseconds, where the platform reports it
+/// (`CLOCK_THREAD_CPUTIME_ID` on 64-bit Linux).
+pub fn thread_cpu_ns() -> Option<u64> {
+    cpu_clock_ns(3)
 }
