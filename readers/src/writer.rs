@@ -234,13 +234,9 @@ fn io(source: std::io::Error) -> Error {
     }
 }
 
+/// A zigzag varint of the header or a block's framing, through the engine's encoder.
 fn put_long(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    while z >= 0x80 {
-        out.push(z as u8 | 0x80);
-        z >>= 7;
-    }
-    out.push(z as u8);
+    avrow_engine::varint::Writer::new(avrow_engine::varint::Scalar, out).write_long(v);
 }
 
 /// 16 random bytes from the standard library's randomly keyed hasher.

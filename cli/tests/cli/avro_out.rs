@@ -9,6 +9,17 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// Python: deep equality of records as fastavro reads them, NaN equal to NaN.
+const SAME_PY: &str = r#"def same(a, b):
+    if isinstance(a, float) and isinstance(b, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    return a == b
+"#;
+
 const CODECS: [&str; 6] = ["none", "deflate", "snappy", "zstd", "bzip2", "xz"];
 
 /// Avro's name for a `--compression` value.
@@ -79,15 +90,7 @@ import json, math, fastavro
 import avro.datafile, avro.io
 jobs = json.loads({jobs:?})
 
-def same(a, b):
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (math.isnan(a) and math.isnan(b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b
-
+{SAME}
 def fast(path):
     with open(path, 'rb') as f:
         r = fastavro.reader(f)
@@ -110,7 +113,8 @@ for j in jobs:
     report.append(entry)
 print(json.dumps(report))
 "#,
-        jobs = serde_json::to_string(&jobs).unwrap()
+        jobs = serde_json::to_string(&jobs).unwrap(),
+        SAME = SAME_PY,
     );
     let report: Vec<Value> = serde_json::from_str(&python(&program)).unwrap();
     let mut apache_checked = 0;
@@ -267,15 +271,7 @@ fn parquet_and_arrow_ipc_inputs_convert_to_avro() {
     let program = format!(
         r#"
 import json, math, fastavro
-def same(a, b):
-    if isinstance(a, float) and isinstance(b, float):
-        return a == b or (math.isnan(a) and math.isnan(b))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    return a == b
-def read(p):
+{SAME}def read(p):
     with open(p, 'rb') as f:
         r = fastavro.reader(f)
         return r.writer_schema, list(r)
@@ -286,7 +282,8 @@ for i, o in json.loads({jobs:?}):
         bad.append(o)
 print(json.dumps(bad))
 "#,
-        jobs = serde_json::to_string(&jobs).unwrap()
+        jobs = serde_json::to_string(&jobs).unwrap(),
+        SAME = SAME_PY,
     );
     let bad: Vec<String> = serde_json::from_str(&python(&program)).unwrap();
     assert!(bad.is_empty(), "differ from their sample: {bad:?}");
@@ -299,6 +296,26 @@ print(json.dumps(bad))
         .arg(dir.path().join("x.avro"))
         .assert()
         .code(2);
+    // A damaged Parquet or IPC input: an error naming the file, and no output.
+    for (name, bytes) in [
+        ("bad.parquet", &b"PAR1 not a parquet file"[..]),
+        ("bad.arrow", b"ARROW1\0\0garbage"),
+    ] {
+        let bad = dir.path().join(name);
+        std::fs::write(&bad, bytes).unwrap();
+        let out = dir.path().join(format!("{name}.avro"));
+        let run = avrow()
+            .args(["convert", "--quiet"])
+            .arg(&bad)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert_eq!(run.status.code(), Some(1), "{name}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(name), "{name}: {stderr}");
+        assert!(!out.exists(), "{name}: output left behind");
+    }
     // Top-level columns can be chosen.
     let some = dir.path().join("some.avro");
     convert(&parquet, &some, &["--columns", "id,total"]);
