@@ -212,7 +212,6 @@ impl WriterBuilder {
             sync,
             threads,
             pool,
-            full: Vec::new(),
             filling: Block::default(),
             row_bytes: None,
             compressor: Compressor::new(self.codec, self.level),
@@ -272,8 +271,7 @@ pub struct Writer<W: Write> {
     sync: [u8; 16],
     threads: usize,
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// Full blocks waiting to be written, then the block filling up.
-    full: Vec<Block>,
+    /// The block filling up.
     filling: Block,
     /// Encoded bytes a row takes (a running estimate from the blocks written).
     row_bytes: Option<f64>,
@@ -373,15 +371,9 @@ impl<W: Write> Writer<W> {
     }
 
     fn take_rows(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.schema_ref() != self.plan.arrow_schema()
-            && batch.schema().fields() != self.plan.arrow_schema().fields()
-        {
-            // Checked again, with the difference named, when the block is encoded.
-            let mut raw = Vec::new();
-            if let Err(source) = self.plan.encode(&batch.slice(0, 0), &mut raw) {
-                return Err(Error::Encode { source });
-            }
-        }
+        self.plan
+            .check_schema(batch.schema_ref())
+            .map_err(|source| Error::Encode { source })?;
         let rows = batch.num_rows();
         let mut start = 0;
         while start < rows {
@@ -400,59 +392,54 @@ impl<W: Write> Writer<W> {
             self.filling.bytes += n as f64 * self.row_bytes.unwrap_or(0.0);
             start += n;
             if self.row_bytes.is_none() || self.filling.bytes >= self.block_size as f64 {
-                self.full.push(std::mem::take(&mut self.filling));
-                self.write_full()?;
+                let block = std::mem::take(&mut self.filling);
+                self.write_filled(block)?;
             }
         }
         self.rows += rows as u64;
         Ok(())
     }
 
-    /// Encode, compress and write the full blocks, in order: on this thread, or with several
+    /// Encode, compress and write a full block, in order: on this thread, or with several
     /// threads handed to the pool, with at most two blocks per thread in flight (the oldest is
     /// written when the window is full, while the others are encoded).
-    fn write_full(&mut self) -> Result<()> {
-        let jobs = std::mem::take(&mut self.full);
+    fn write_filled(&mut self, block: Block) -> Result<()> {
         let Some(pool) = self.pool.clone() else {
-            // One block at a time, through buffers kept from block to block.
+            // Through buffers kept from block to block.
             let mut e = std::mem::take(&mut self.scratch);
-            for block in &jobs {
-                encode_block(&self.plan, &mut self.compressor, block, &mut e)?;
-                self.write_encoded(&e)?;
-            }
+            let result = encode_block(&self.plan, &mut self.compressor, &block, &mut e)
+                .and_then(|()| self.write_encoded(&e));
             self.scratch = e;
-            return Ok(());
+            return result;
         };
-        for block in jobs {
-            let (tx, rx) = std::sync::mpsc::sync_channel(1);
-            let (plan, contexts, spare) =
-                (self.plan.clone(), self.contexts.clone(), self.spare.clone());
-            let (codec, level) = (self.codec, self.level);
-            pool.spawn(move || {
-                // Compression contexts and block buffers are reused from block to block (a
-                // zstd context costs more to set up than a small block to compress, and new
-                // buffers are pages touched for the first time).
-                let popped = contexts.lock().ok().and_then(|mut c| c.pop());
-                let mut c = popped.unwrap_or_else(|| Compressor::new(codec, level));
-                let mut e = spare
-                    .lock()
-                    .ok()
-                    .and_then(|mut s| s.pop())
-                    .unwrap_or_default();
-                let result = encode_block(&plan, &mut c, &block, &mut e).map(|()| e);
-                if let Ok(mut all) = contexts.lock() {
-                    all.push(c);
-                }
-                // The writer may have been dropped; then nobody wants the block.
-                let _ = tx.send(result);
-            });
-            self.in_flight.push_back(rx);
-            // The first block tells the size of a row, which sizes the blocks after it.
-            while self.in_flight.len() > 2 * self.threads
-                || (self.row_bytes.is_none() && !self.in_flight.is_empty())
-            {
-                self.write_oldest()?;
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let (plan, contexts, spare) =
+            (self.plan.clone(), self.contexts.clone(), self.spare.clone());
+        let (codec, level) = (self.codec, self.level);
+        pool.spawn(move || {
+            // Compression contexts and block buffers are reused from block to block (a
+            // zstd context costs more to set up than a small block to compress, and new
+            // buffers are pages touched for the first time).
+            let popped = contexts.lock().ok().and_then(|mut c| c.pop());
+            let mut c = popped.unwrap_or_else(|| Compressor::new(codec, level));
+            let mut e = spare
+                .lock()
+                .ok()
+                .and_then(|mut s| s.pop())
+                .unwrap_or_default();
+            let result = encode_block(&plan, &mut c, &block, &mut e).map(|()| e);
+            if let Ok(mut all) = contexts.lock() {
+                all.push(c);
             }
+            // The writer may have been dropped; then nobody wants the block.
+            let _ = tx.send(result);
+        });
+        self.in_flight.push_back(rx);
+        // The first block tells the size of a row, which sizes the blocks after it.
+        while self.in_flight.len() > 2 * self.threads
+            || (self.row_bytes.is_none() && !self.in_flight.is_empty())
+        {
+            self.write_oldest()?;
         }
         Ok(())
     }
@@ -501,9 +488,9 @@ impl<W: Write> Writer<W> {
             ));
         }
         if self.filling.rows > 0 {
-            self.full.push(std::mem::take(&mut self.filling));
+            let block = std::mem::take(&mut self.filling);
+            self.write_filled(block)?;
         }
-        self.write_full()?;
         while !self.in_flight.is_empty() {
             self.write_oldest()?;
         }

@@ -200,24 +200,32 @@ impl EncodePlan {
         &self.arrow
     }
 
+    /// Check that batches of `schema` can be written: the plan's column names and types
+    /// (metadata and nullability aside: a column may say it is nullable and hold no nulls).
+    ///
+    /// # Errors
+    /// [`EncodeErrorKind::SchemaMismatch`], naming both schemas' fields.
+    pub fn check_schema(&self, schema: &SchemaRef) -> Result<(), EncodeError> {
+        if schema == &self.arrow || same_fields(schema.fields(), self.arrow.fields()) {
+            return Ok(());
+        }
+        Err(EncodeError::new(
+            EncodeErrorKind::SchemaMismatch(format!(
+                "{:?} vs {:?}",
+                schema.fields(),
+                self.arrow.fields()
+            )),
+            "",
+            0,
+        ))
+    }
+
     /// Append the records of `batch` to `out`. On error `out` is as it was.
     ///
     /// # Errors
     /// A value the Avro type cannot hold, or a batch of another schema.
     pub fn encode(&self, batch: &RecordBatch, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        if batch.schema_ref() != &self.arrow
-            && !same_fields(batch.schema().fields(), self.arrow.fields())
-        {
-            return Err(EncodeError::new(
-                EncodeErrorKind::SchemaMismatch(format!(
-                    "{:?} vs {:?}",
-                    batch.schema().fields(),
-                    self.arrow.fields()
-                )),
-                "",
-                0,
-            ));
-        }
+        self.check_schema(batch.schema_ref())?;
         let start = out.len();
         let result = self.encode_rows(batch, out);
         if result.is_err() {
