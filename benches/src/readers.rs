@@ -38,7 +38,7 @@ pub fn arrow_avro_rows(file: &BenchFile) -> usize {
 ///
 /// # Errors
 /// arrow-avro cannot read it.
-pub fn arrow_avro_bytes_rows(bytes: &[u8]) -> Result<usize, arrow_schema::ArrowError> {
+pub fn arrow_avro_bytes_rows(bytes: &[u8]) -> Result<usize, arrow_schema_latest::ArrowError> {
     let reader = arrow_avro::reader::ReaderBuilder::new()
         .with_batch_size(BATCH)
         .build(bytes)?;

@@ -80,6 +80,9 @@ pub enum Command {
         after_help = "Exit status: 0 if every file is valid, 1 if a file is invalid or unreadable, 3 if --skip-bad-blocks found bad blocks (and nothing else went wrong).\n\nExamples:\n  avrow validate data.avro\n  avrow validate incoming/ --json\n  avrow validate damaged.avro --skip-bad-blocks   # every bad block, not only the first"
     )]
     Validate(ValidateArgs),
+    /// Run SQL over Avro files (DataFusion with avrow's reader).
+    #[command(after_help = SQL_HELP)]
+    Sql(SqlArgs),
     /// Print a shell completion script.
     #[command(
         after_help = "Examples:\n  avrow completions bash > ~/.local/share/bash-completion/completions/avrow\n  avrow completions zsh > ~/.zfunc/_avrow"
@@ -90,7 +93,8 @@ pub enum Command {
 const CONVERT_HELP: &str = "\
 The output format comes from the output's extension (.arrow .feather .arrows .parquet .csv
 .ndjson .jsonl) or from --format. Nested values (records, arrays, maps, unions) are written as
-JSON text in CSV. Avro output (.avro) is not supported yet: avrow has no Avro writer.
+JSON text in CSV. Avro output (.avro) takes --compression, --level and --block-size; Arrow IPC
+and Parquet inputs (recognised by their magic bytes) can be converted to Avro.
 
 Several inputs (or a directory, or a glob) go to one output when their schemas match, or to one
 output each with --output-dir. `-` reads standard input; `-o -` writes standard output (needs
@@ -330,6 +334,48 @@ pub struct HeadArgs {
     /// Print the rows as NDJSON instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+const SQL_HELP: &str = "\
+Each --table NAME=PATH registers the Avro files at PATH (a file, a directory or a glob) as table
+NAME; files of one table may have different schemas (missing columns read as nulls). Files are
+split into byte ranges at their sync markers, so one large file is read by every partition.
+`SELECT count(*)` is answered from the block headers without decoding.
+
+Examples:
+  avrow sql --table orders=data/orders.avro \"SELECT count(*) FROM orders\"
+  avrow sql --table t='logs/*.avro' --format csv \"SELECT level, count(*) FROM t GROUP BY level\"
+  avrow sql --table t=data/ --partitions 1 --format json \"SELECT * FROM t LIMIT 5\"";
+
+/// How `avrow sql` prints its answer.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SqlFormat {
+    /// A table, as `head` prints one.
+    Table,
+    /// CSV with a header line (nested values as JSON text).
+    Csv,
+    /// NDJSON, one object per row.
+    Json,
+}
+
+/// `avrow sql`.
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// The query.
+    #[arg(value_name = "SQL")]
+    pub sql: String,
+
+    /// A table: NAME=PATH_OR_GLOB (repeatable).
+    #[arg(short, long = "table", value_name = "NAME=PATH")]
+    pub tables: Vec<String>,
+
+    /// Partitions (parallel scans and operators); 0 uses every core.
+    #[arg(short, long, value_name = "N", default_value_t = 0)]
+    pub partitions: usize,
+
+    /// How to print the answer.
+    #[arg(long, value_enum, default_value_t = SqlFormat::Table)]
+    pub format: SqlFormat,
 }
 
 /// `avrow validate`.

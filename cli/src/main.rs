@@ -1,5 +1,5 @@
-//! `avrow`: convert Apache Avro container files to Arrow IPC, Parquet, CSV and NDJSON, and
-//! inspect them.
+//! `avrow`: convert Apache Avro container files to Arrow IPC, Parquet, CSV, NDJSON and Avro,
+//! inspect them, and query them with SQL.
 //!
 //! Layout (in the style of ripgrep): [`args`] is the raw clap command line, [`config`] the
 //! validated configuration, [`cmd`] one module per subcommand, [`writers`] one module per
@@ -60,6 +60,7 @@ fn run(cli: Cli) -> Result<cmd::Status> {
         Command::Count(args) => return cmd::count::run(&args),
         Command::Head(args) => cmd::head::run(&config::HeadConfig::new(args))?,
         Command::Validate(args) => return cmd::validate::run(&args),
+        Command::Sql(args) => cmd::sql::run(&args)?,
         Command::Completions(args) => cmd::completions::run(&args)?,
     }
     Ok(ExitCode::SUCCESS)

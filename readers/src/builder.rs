@@ -271,7 +271,25 @@ impl ReaderBuilder {
     /// # Errors
     /// Reading fails, or the header or schema is invalid.
     pub fn read_stream<R: Read + Send + 'static>(self, reader: R) -> Result<Reader> {
-        let file = self.stream("<stream>".to_string(), 0, Box::new(reader))?;
+        let file = self.stream("<stream>".to_string(), 0, Box::new(reader), None)?;
+        self.build(vec![file])
+    }
+
+    /// Read a stream holding a container file's header followed by a run of the file's whole
+    /// blocks, the first of which starts at byte `blocks_at` of the file: what a reader of an
+    /// object store fetches for one split of a file (the header, then the split's blocks).
+    /// Errors name the input `name` and give byte offsets in the whole file; block numbers
+    /// count from the run's first block. A `blocks_at` inside the header is the header's end.
+    ///
+    /// # Errors
+    /// Reading fails, or the header or schema is invalid.
+    pub fn read_stream_part<R: Read + Send + 'static>(
+        self,
+        name: impl Into<String>,
+        reader: R,
+        blocks_at: u64,
+    ) -> Result<Reader> {
+        let file = self.stream(name.into(), 0, Box::new(reader), Some(blocks_at))?;
         self.build(vec![file])
     }
 
@@ -292,7 +310,7 @@ impl ReaderBuilder {
     }
 
     pub(crate) fn block_reader_stream(self, reader: Box<dyn Read + Send>) -> Result<BlockReader> {
-        let file = self.stream("<stream>".to_string(), 0, reader)?;
+        let file = self.stream("<stream>".to_string(), 0, reader, None)?;
         Ok(BlockReader::new(
             file.header.clone(),
             BlockSource::new(vec![file]),
@@ -307,7 +325,7 @@ impl ReaderBuilder {
         };
         let file = std::fs::File::open(path).map_err(io)?;
         if !self.use_mmap {
-            return self.stream(name.clone(), index, Box::new(file));
+            return self.stream(name.clone(), index, Box::new(file), None);
         }
         let len = file.metadata().map_err(io)?.len();
         if len == 0 {
@@ -370,6 +388,7 @@ impl ReaderBuilder {
         name: String,
         index: usize,
         reader: Box<dyn Read + Send>,
+        blocks_at: Option<u64>,
     ) -> Result<FileInput> {
         if self.range.is_some() {
             return Err(Error::InvalidArgument(format!(
@@ -379,6 +398,9 @@ impl ReaderBuilder {
         let buffered = PushBack::new(BufReader::with_capacity(1 << 16, reader));
         let mut counting = Counting::new(buffered, 0);
         let header = read_header(&mut counting, &name)?;
+        if let Some(at) = blocks_at {
+            counting.offset = counting.offset.max(at);
+        }
         Ok(FileInput {
             ctx: self.context(name, index, &header),
             header: Arc::new(header),

@@ -9,17 +9,14 @@
 //! ratios arrow-avro / avrow (one thread) and avrow one thread / two threads, and whether the
 //! one-thread ratio meets `--target`. A reader that cannot read a file is reported, not timed.
 
-use avrow_benches::args::arg;
+use avrow_benches::args::{arg, number};
 use avrow_benches::median_min_max;
 use avrow_benches::readers::{arrow_avro_bytes_rows, avrow_bytes_rows};
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rounds: usize = arg(&args, "--rounds")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7)
-        .max(1);
+    let rounds = number(&args, "--rounds", 7).max(1);
     let target: f64 = arg(&args, "--target")
         .and_then(|v| v.parse().ok())
         .unwrap_or(3.0);

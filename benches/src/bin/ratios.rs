@@ -11,7 +11,7 @@
 //! generated on first use); `benches/compare.sh` runs this after criterion and puts the table
 //! in docs/perf/shapes.md. Every decode is checked to see every row.
 
-use avrow_benches::args::{arg, list};
+use avrow_benches::args::{list, number};
 use avrow_benches::data::{self, BenchFile};
 use avrow_benches::median_min_max;
 use avrow_benches::readers::{apache_value_rows, arrow_avro_rows, avrow_rows};
@@ -41,10 +41,7 @@ const READERS: [Reader; 3] = [
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rounds: usize = arg(&args, "--rounds")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(11)
-        .max(1);
+    let rounds = number(&args, "--rounds", 11).max(1);
     let shapes = list(&args, "--shapes", "order,wide,telemetry,counters", |s| {
         s.parse::<Shape>().expect("shape")
     });

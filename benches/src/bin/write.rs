@@ -9,7 +9,7 @@
 //! `write --profile SHAPE [--rounds N]`: only avrow's writer, N times (for `perf record`).
 
 use apache_avro::types::Value;
-use avrow_benches::args::{arg, list};
+use avrow_benches::args::{arg, list, number};
 use avrow_benches::data;
 use avrow_benches::median_min_max;
 use avrow_datasets::{Codec, Shape};
@@ -31,7 +31,7 @@ fn avrow_write(
     w.finish().expect("finish")
 }
 
-fn arrow_avro_write(batches: &[arrow_array::RecordBatch]) -> Vec<u8> {
+fn arrow_avro_write(batches: &[arrow_array_latest::RecordBatch]) -> Vec<u8> {
     let schema = batches[0].schema().as_ref().clone();
     let mut w = arrow_avro::writer::AvroWriter::new(Vec::with_capacity(128 << 20), schema)
         .expect("arrow-avro writer");
@@ -61,13 +61,8 @@ fn rows_of(file: &[u8]) -> usize {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let rounds: usize = arg(&args, "--rounds")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(7)
-        .max(1);
-    let threads: usize = arg(&args, "--threads")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let rounds = number(&args, "--rounds", 7).max(1);
+    let threads = number(&args, "--threads", 1);
     let codec = arg(&args, "--codec")
         .map(|c| avrow::Codec::from_name(&c).expect("codec name as in avro.codec"))
         .unwrap_or(avrow::Codec::Null);

@@ -6,6 +6,7 @@ pub mod count;
 pub mod head;
 pub mod info;
 pub mod schema;
+pub mod sql;
 pub mod validate;
 
 use crate::output::WatchPipe;

@@ -2,11 +2,13 @@
 //! (also under a `--reader-schema`), its Parsing Canonical Form or a fingerprint; `--json` for
 //! machines.
 
+use std::collections::HashMap;
+
 use super::{hex, json_text, print};
 use crate::args::{FingerprintArg, SchemaArgs};
 use crate::inputs::{self, ByteCounter};
 use anyhow::{Context, Result};
-use arrow::datatypes::{DataType, Field, FieldRef, Metadata, Schema as ArrowSchema, UnionMode};
+use arrow::datatypes::{DataType, Field, FieldRef, Schema as ArrowSchema, UnionMode};
 use avrow::avrow_engine::schema::Fingerprint;
 use serde_json::{json, Map, Value};
 
@@ -149,7 +151,7 @@ pub fn schema_text(schema: &ArrowSchema) -> String {
     out
 }
 
-fn metadata_json(metadata: &Metadata) -> Value {
+fn metadata_json(metadata: &HashMap<String, String>) -> Value {
     Value::Object(
         metadata
             .iter()

@@ -16,10 +16,12 @@
 
 use anyhow::{anyhow, bail, Result};
 use arrow::array::{
-    Array, ArrayRef, AsArray, FixedSizeBinaryArray, ListArray, MapArray, NullArray, StructArray,
-    UInt32Array,
+    downcast_primitive_array, new_null_array, Array, ArrayRef, ArrowPrimitiveType, AsArray,
+    FixedSizeBinaryArray, GenericByteArray, GenericListArray, MapArray, NullArray, OffsetSizeTrait,
+    PrimitiveArray, StructArray, UInt32Array, UnionArray,
 };
-use arrow::buffer::NullBuffer;
+use arrow::buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow::datatypes::ByteArrayType;
 use arrow::datatypes::{
     DataType, Field, FieldRef, Fields, IntervalMonthDayNanoType, IntervalUnit, Schema, SchemaRef,
 };
@@ -129,6 +131,112 @@ fn union_members(fields: &arrow::datatypes::UnionFields) -> Result<Fields> {
     Ok(members.into())
 }
 
+/// Branch `type_id` of `union` spread over its rows: row `i` holds the union's value where
+/// the row is of that branch, null elsewhere.
+fn member(union: &UnionArray, type_id: i8) -> Result<ArrayRef> {
+    let child = union.child(type_id);
+    let rows = union.len();
+    let type_ids = union.type_ids();
+    let present = BooleanBuffer::collect_bool(rows, |i| type_ids[i] == type_id);
+    if present.count_set_bits() == 0 {
+        let nulls = new_null_array(child.data_type(), rows);
+        // A dictionary keeps its values (an empty one could not be written; the same values
+        // as the other batches' let the Parquet writer keep its ids).
+        return Ok(match child.as_any_dictionary_opt() {
+            Some(dict) => nulls.as_any_dictionary().with_values(dict.values().clone()),
+            None => nulls,
+        });
+    }
+    let offset = |i: usize| union.offsets().map_or(i, |o| o[i] as usize);
+    if child.null_count() == 0 {
+        // Strings and bytes: the branch's values are usually one run of the child (the
+        // decoder appends them in row order), so only the offsets are new.
+        let spread = match child.data_type() {
+            DataType::Utf8 => spread_bytes(child.as_string::<i32>(), &present, offset),
+            DataType::LargeUtf8 => spread_bytes(child.as_string::<i64>(), &present, offset),
+            DataType::Binary => spread_bytes(child.as_binary::<i32>(), &present, offset),
+            DataType::LargeBinary => spread_bytes(child.as_binary::<i64>(), &present, offset),
+            _ => None,
+        };
+        if let Some(spread) = spread {
+            return Ok(spread);
+        }
+        let spread = downcast_primitive_array!(
+            child => spread_primitive(child, &present, offset),
+            _ => None
+        );
+        if let Some(spread) = spread {
+            return Ok(spread);
+        }
+    }
+    let indices: Vec<u32> = (0..rows)
+        .map(|i| {
+            if type_ids[i] == type_id {
+                offset(i) as u32
+            } else {
+                0
+            }
+        })
+        .collect();
+    let indices = UInt32Array::new(indices.into(), Some(NullBuffer::new(present)));
+    Ok(arrow::compute::take(child.as_ref(), &indices, None)?)
+}
+
+/// `child`'s values spread over the rows set in `present` (row `i` holds value `offset(i)`);
+/// `None` if an offset is outside `child`.
+fn spread_primitive<T: ArrowPrimitiveType>(
+    child: &PrimitiveArray<T>,
+    present: &BooleanBuffer,
+    offset: impl Fn(usize) -> usize,
+) -> Option<ArrayRef> {
+    let source = child.values();
+    let mut values = vec![T::Native::default(); present.len()];
+    for i in present.set_indices() {
+        values[i] = *source.get(offset(i))?;
+    }
+    let array = PrimitiveArray::<T>::new(values.into(), Some(NullBuffer::new(present.clone())))
+        .with_data_type(child.data_type().clone());
+    Some(Arc::new(array))
+}
+
+/// `child`'s values spread over the rows set in `present`, sharing `child`'s value bytes,
+/// if the rows hold `child`'s values `offset(first row)`, the next one, and so on; `None`
+/// otherwise.
+fn spread_bytes<T: ByteArrayType>(
+    child: &GenericByteArray<T>,
+    present: &BooleanBuffer,
+    offset: impl Fn(usize) -> usize,
+) -> Option<ArrayRef> {
+    let source = child.value_offsets();
+    let mut next = offset(present.set_indices().next()?);
+    let mut offsets = Vec::with_capacity(present.len() + 1);
+    offsets.push(*source.get(next)?);
+    for (i, set) in present.iter().enumerate() {
+        if set {
+            if offset(i) != next {
+                return None;
+            }
+            next += 1;
+        }
+        offsets.push(*source.get(next)?);
+    }
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(offsets));
+    let nulls = NullBuffer::new(present.clone());
+    let array =
+        GenericByteArray::<T>::try_new(offsets, child.values().clone(), Some(nulls)).ok()?;
+    Some(Arc::new(array))
+}
+
+/// A list (of item field `item`) with its items mapped.
+fn map_list<O: OffsetSizeTrait>(item: &FieldRef, list: &GenericListArray<O>) -> Result<ArrayRef> {
+    Ok(Arc::new(GenericListArray::<O>::try_new(
+        map_field(item)?,
+        list.offsets().clone(),
+        map_array(list.values())?,
+        list.nulls().cloned(),
+    )?))
+}
+
 /// The Parquet-compatible form of `array` (of type `data_type`).
 pub fn map_array(array: &ArrayRef) -> Result<ArrayRef> {
     if !needs_mapping(array.data_type()) {
@@ -146,16 +254,11 @@ pub fn map_array(array: &ArrayRef) -> Result<ArrayRef> {
                     null_branches.push(type_id);
                     continue;
                 }
-                let child = union.child(type_id);
-                let indices: UInt32Array = (0..union.len())
-                    .map(|i| (type_ids[i] == type_id).then(|| union.value_offset(i) as u32))
-                    .collect();
-                let taken = arrow::compute::take(child.as_ref(), &indices, None)?;
-                children.push(map_array(&taken)?);
+                children.push(map_array(&member(union, type_id)?)?);
             }
-            let validity: NullBuffer = (0..union.len())
-                .map(|i| !null_branches.contains(&type_ids[i]))
-                .collect();
+            let validity = NullBuffer::new(BooleanBuffer::collect_bool(union.len(), |i| {
+                !null_branches.contains(&type_ids[i])
+            }));
             let nulls = (validity.null_count() > 0).then_some(validity);
             if members.is_empty() {
                 bail!("a union with only a null branch cannot be stored in Parquet");
@@ -203,15 +306,8 @@ pub fn map_array(array: &ArrayRef) -> Result<ArrayRef> {
                 .collect::<Result<Vec<_>>>()?;
             Arc::new(StructArray::try_new(mapped, columns, s.nulls().cloned())?)
         }
-        DataType::List(f) => {
-            let list = array.as_list::<i32>();
-            Arc::new(ListArray::try_new(
-                map_field(f)?,
-                list.offsets().clone(),
-                map_array(list.values())?,
-                list.nulls().cloned(),
-            )?)
-        }
+        DataType::List(f) => map_list(f, array.as_list::<i32>())?,
+        DataType::LargeList(f) => map_list(f, array.as_list::<i64>())?,
         DataType::Map(f, sorted) => {
             let map = array.as_map();
             let entries: ArrayRef = Arc::new(map.entries().clone());
@@ -380,4 +476,89 @@ pub fn parquet_schema(
     }
     let root = rebuild(&descriptor.root_schema_ptr())?;
     Ok(Some(SchemaDescriptor::new(root)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{Float64Array, Int64Array, LargeListArray, StringArray};
+    use arrow::datatypes::UnionFields;
+    use proptest::prelude::*;
+
+    /// The member as taking every row's value one by one gives it.
+    fn reference(union: &UnionArray, type_id: i8) -> ArrayRef {
+        let indices: UInt32Array = (0..union.len())
+            .map(|i| (union.type_id(i) == type_id).then(|| union.value_offset(i) as u32))
+            .collect();
+        arrow::compute::take(union.child(type_id).as_ref(), &indices, None).unwrap()
+    }
+
+    proptest! {
+        #[test]
+        fn members_equal_the_values_taken_row_by_row(
+            rows in proptest::collection::vec((0i8..4, any::<bool>()), 0..200),
+            sparse in any::<bool>(),
+        ) {
+            // Branches: null, string, long, double. `skip`: the row's value is not the
+            // next one of its branch (a dense union whose offsets jump, as another
+            // producer may write).
+            let fields = UnionFields::try_new(
+                [0, 1, 2, 3],
+                [
+                    Field::new("null", DataType::Null, true),
+                    Field::new("string", DataType::Utf8, false),
+                    Field::new("long", DataType::Int64, false),
+                    Field::new("double", DataType::Float64, false),
+                ],
+            )
+            .unwrap();
+            let type_ids: Vec<i8> = rows.iter().map(|r| r.0).collect();
+            let n = rows.len();
+            let union = if sparse {
+                let children: Vec<ArrayRef> = vec![
+                    Arc::new(NullArray::new(n)),
+                    Arc::new(StringArray::from_iter_values((0..n).map(|i| format!("s{i}")))),
+                    Arc::new(Int64Array::from_iter_values(0..n as i64)),
+                    Arc::new(Float64Array::from_iter_values((0..n).map(|i| i as f64))),
+                ];
+                UnionArray::try_new(fields, type_ids.into(), None, children).unwrap()
+            } else {
+                let mut counts = [0i32; 4];
+                let offsets: Vec<i32> = rows
+                    .iter()
+                    .map(|&(t, skip)| {
+                        let t = t as usize;
+                        counts[t] += 1 + i32::from(skip && t != 0);
+                        counts[t] - 1
+                    })
+                    .collect();
+                let len = |t: usize| counts[t] as usize;
+                let children: Vec<ArrayRef> = vec![
+                    Arc::new(NullArray::new(len(0))),
+                    Arc::new(StringArray::from_iter_values((0..len(1)).map(|i| format!("v{i}")))),
+                    Arc::new(Int64Array::from_iter_values(0..len(2) as i64)),
+                    Arc::new(Float64Array::from_iter_values((0..len(3)).map(|i| i as f64 / 3.0))),
+                ];
+                UnionArray::try_new(fields, type_ids.into(), Some(offsets.into()), children)
+                    .unwrap()
+            };
+            // In a large list, the same members (the mapping reaches inside).
+            let union: ArrayRef = Arc::new(union);
+            let offsets = arrow::buffer::OffsetBuffer::<i64>::from_lengths([union.len()]);
+            let item = Arc::new(Field::new("item", union.data_type().clone(), true));
+            let list: ArrayRef =
+                Arc::new(LargeListArray::try_new(item, offsets, union.clone(), None).unwrap());
+            let mapped = map_array(&list).unwrap();
+            prop_assert_eq!(mapped.data_type(), &map_type(list.data_type()).unwrap());
+            let mapped_items = mapped.as_list::<i64>().values().clone();
+            let mapped_union = map_array(&union).unwrap();
+            prop_assert_eq!(mapped_items.as_ref(), mapped_union.as_ref());
+            let union = union.as_union();
+            for type_id in 1..4 {
+                let fast = member(union, type_id).unwrap();
+                let expected = reference(union, type_id);
+                prop_assert_eq!(fast.as_ref(), expected.as_ref());
+            }
+        }
+    }
 }

@@ -3,7 +3,7 @@
 
 mod avro;
 pub mod compat;
-mod csv;
+pub mod csv;
 mod encoding;
 mod ipc;
 pub mod json;

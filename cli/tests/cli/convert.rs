@@ -142,6 +142,94 @@ for name in ["u", "d", "e"]:
 }
 
 #[test]
+fn parquet_enum_columns_read_back_by_pyarrow_and_duckdb() {
+    // Enums are written from their keys (writers/parquet/dictionary.rs) at the top level,
+    // nullable, and in nullable records; in arrays and maps the parquet crate writes them.
+    // Enough rows for several pages and row groups, with each codec (gzip: the crate's).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("enums.avro");
+    crate::harness::python(&format!(
+        r#"
+import fastavro
+level = {{"type": "enum", "name": "Level", "symbols": ["DEBUG", "INFO", "WARN", "ERROR"]}}
+big = {{"type": "enum", "name": "Big", "symbols": ["S%02d" % i for i in range(50)]}}
+schema = {{"type": "record", "name": "R", "fields": [
+  {{"name": "level", "type": level}},
+  {{"name": "big", "type": ["null", big]}},
+  {{"name": "rec", "type": ["null", {{"type": "record", "name": "In", "fields": [
+     {{"name": "kind", "type": ["null", "Level"]}}, {{"name": "n", "type": "long"}}]}}]}},
+  {{"name": "tags", "type": {{"type": "array", "items": "Big"}}}},
+  {{"name": "by", "type": {{"type": "map", "values": "Level"}}}},
+  {{"name": "never", "type": ["null", "Big"]}}
+]}}
+names = ["DEBUG", "INFO", "WARN", "ERROR"]
+rows = []
+for i in range(50000):
+    rows.append({{
+        "level": names[(i * 7) % 4] if i < 40000 else "ERROR",
+        "big": None if i % 3 == 0 else "S%02d" % ((i // 5) % 50),
+        "rec": None if i % 11 == 0 else {{"kind": None if i % 4 == 1 else names[i % 3], "n": i}},
+        "tags": ["S%02d" % (i % 50)] * (i % 3),
+        "by": {{"k": names[i % 4]}} if i % 2 else {{}},
+        "never": None,
+    }})
+with open({path:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(schema), rows, sync_interval=16000)
+"#,
+        path = input.display().to_string()
+    ));
+    let mut checks = Vec::new();
+    let mut outputs = Vec::new();
+    for codec in ["zstd", "snappy", "none", "gzip"] {
+        let output = dir.path().join(format!("enums-{codec}.parquet"));
+        convert(
+            &input,
+            &output,
+            &["--compression", codec, "--row-group-size", "20000"],
+        );
+        checks.push(Check::new("parquet", &output, &[&input]));
+        outputs.push(output);
+    }
+    let reports = oracle_all(&checks);
+    assert!(reports.iter().all(|r| r["rows"] == 50000));
+    // Another reader of the pages, and the statistics as pyarrow reads them.
+    let report = crate::harness::python(&format!(
+        r#"
+import duckdb, pyarrow.parquet as pq
+for path in {paths:?}:
+    q = "select count(*), count(big), min(big), max(big), count(distinct big), " \
+        "count(rec.kind), min(rec.kind), max(level), sum(len(tags)), count(never) " \
+        "from '%s'" % path
+    print(duckdb.sql(q).fetchall())
+    meta = pq.ParquetFile(path).metadata
+    for g in range(meta.num_row_groups):
+        for c in range(3):
+            col = meta.row_group(g).column(c)
+            s = col.statistics
+            print(g, col.path_in_schema, s.min, s.max, s.null_count, col.encodings)
+"#,
+        paths = outputs
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+    ));
+    let mut lines = report.lines();
+    for _ in &outputs {
+        assert_eq!(
+            lines.next().unwrap(),
+            "[(50000, 33333, 'S00', 'S49', 50, 34090, 'DEBUG', 'WARN', 49999, 0)]",
+            "{report}"
+        );
+        let groups: Vec<&str> = lines.by_ref().take(9).collect();
+        // Row group 2 (rows 40000..50000) has only ERROR levels.
+        assert!(groups[0].starts_with("0 level DEBUG WARN 0"), "{report}");
+        assert!(groups[6].starts_with("2 level ERROR ERROR 0"), "{report}");
+        assert!(groups[1].starts_with("0 big S00 S49 6667"), "{report}");
+        assert!(groups[2].contains("RLE_DICTIONARY"), "{report}");
+    }
+}
+
+#[test]
 fn csv_outputs_match_fastavro() {
     convert_all("csv", "csv", &[], |_| false);
 }

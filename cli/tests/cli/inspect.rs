@@ -535,6 +535,7 @@ fn every_subcommand_help_has_an_example() {
         "count",
         "head",
         "validate",
+        "sql",
         "completions",
     ] {
         let out = avrow().args([sub, "--help"]).output().unwrap();
@@ -546,7 +547,7 @@ fn every_subcommand_help_has_an_example() {
     let text =
         String::from_utf8(avrow().args(["convert", "--help"]).output().unwrap().stdout).unwrap();
     assert!(
-        text.contains("Avro output (.avro) is not supported yet"),
+        text.contains("Avro output (.avro) takes --compression"),
         "{text}"
     );
     assert!(text.contains("--reader-schema"), "{text}");

@@ -11,3 +11,4 @@ mod inspect;
 mod multi;
 mod pipes;
 mod recovery;
+mod sql;

@@ -230,6 +230,7 @@ fn skip_pull<E>(s: &Skip, w: &mut Window<'_, E>, limit: usize) -> Result<(), Str
     match s {
         Skip::Bytes(n) => w.take(*n as u64),
         Skip::Varint => w.long().map(drop),
+        Skip::Varints(k) => (0..*k).try_for_each(|_| w.long().map(drop)),
         Skip::Sized => w.sized(),
         Skip::Str => w.string(),
         Skip::Int => {
@@ -276,6 +277,7 @@ fn skip_pull<E>(s: &Skip, w: &mut Window<'_, E>, limit: usize) -> Result<(), Str
             skip_pull(value, w, limit)
         }),
         Skip::Record(parts) => parts.iter().try_for_each(|p| skip_pull(p, w, limit)),
+        Skip::Fields(fields, _) => fields.iter().try_for_each(|(_, p)| skip_pull(p, w, limit)),
         Skip::Union(branches) => {
             let at = w.offset();
             let index = w.long()?;

@@ -375,8 +375,19 @@ impl Compiler<'_> {
                     names.push(Arc::<str>::from(rf.name));
                 }
                 None => {
-                    columns.push(Column::Skip(self.skip(wf.ty, depth + 1)?));
-                    names.push(Arc::<str>::from(wf.name));
+                    let skip = self.skip(wf.ty, depth + 1)?;
+                    let name = Arc::<str>::from(wf.name);
+                    // Consecutive skipped fields become one column (one dispatch per record).
+                    match (columns.last_mut(), names.last()) {
+                        (Some(Column::Skip(prev)), Some(first)) => {
+                            let run = std::mem::replace(prev, Skip::Bytes(0));
+                            *prev = run.then_field(first, name, skip);
+                        }
+                        _ => {
+                            columns.push(Column::Skip(skip));
+                            names.push(name);
+                        }
+                    }
                 }
             }
         }

@@ -38,6 +38,7 @@ mod fast;
 mod generic;
 mod predict;
 mod scalar;
+pub(crate) mod skip;
 mod word;
 mod writer;
 #[cfg(target_arch = "x86_64")]

@@ -200,3 +200,57 @@ fn stream_io_errors_are_errors_naming_the_cause() {
         }
     }
 }
+
+/// `read_stream_part`: the header followed by a run of blocks from the middle of a file reads
+/// those blocks' rows, and errors give byte offsets in the whole file.
+#[test]
+fn a_stream_of_the_header_and_some_blocks_reads_those_blocks() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../datasets/samples/order.avro");
+    let bytes = std::fs::read(&path).unwrap();
+    let blocks: Vec<avrow::Block> = avrow::BlockReader::open(&path)
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect();
+    assert_eq!(blocks.len(), 3);
+    let header_len = avrow::BlockReader::open(&path).unwrap().header().len() as usize;
+    let rows =
+        |r: avrow::Reader| -> Vec<arrow_array::RecordBatch> { r.map(|b| b.unwrap()).collect() };
+    // Blocks 1 and 2 (the last): from block 1's offset to the end.
+    let (from, to) = (blocks[1].offset() as usize, bytes.len());
+    let mut part = bytes[..header_len].to_vec();
+    part.extend_from_slice(&bytes[from..to]);
+    let got = rows(
+        avrow::ReaderBuilder::new()
+            .read_stream_part("part", std::io::Cursor::new(part), from as u64)
+            .unwrap(),
+    );
+    let want = rows(
+        avrow::ReaderBuilder::new()
+            .with_range(from as u64 - 16..to as u64 - 16)
+            .open(&path)
+            .unwrap(),
+    );
+    assert_eq!(got, want);
+    assert_eq!(
+        got.iter().map(|b| b.num_rows() as u64).sum::<u64>(),
+        blocks[1].record_count() + blocks[2].record_count()
+    );
+    // A run cut inside its second block: the error names the input and a file offset.
+    let mut cut = bytes[..header_len].to_vec();
+    cut.extend_from_slice(&bytes[from..to - 100]);
+    let err = avrow::ReaderBuilder::new()
+        .read_stream_part("part", std::io::Cursor::new(cut), from as u64)
+        .unwrap()
+        .find_map(|b| b.err())
+        .expect("an error");
+    let text = err.to_string();
+    assert!(text.starts_with("part: block 1 at byte "), "{text}");
+    let offset: u64 = text["part: block 1 at byte ".len()..]
+        .split(|c: char| !c.is_ascii_digit())
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(offset, blocks[2].offset(), "{text}");
+}

@@ -1256,3 +1256,59 @@ fn blocks_that_expand_far_are_checked_as_they_stream() {
         }
     }
 }
+
+#[test]
+fn errors_in_projected_away_fields_name_their_field() {
+    // Only `keep` is read; the fields after it are skipped as one run of columns (and the
+    // array of longs in bulk), but an error still names the field it is in.
+    let schema = rec(r#"{"name":"keep","type":"long"},{"name":"a","type":"long"},
+           {"name":"b","type":"int"},{"name":"s","type":"string"},
+           {"name":"xs","type":{"type":"array","items":"long"}}"#);
+    let row = |d: &mut Vec<u8>, r: i64| {
+        long(d, r);
+        long(d, r << 40);
+        long(d, -r);
+        string(d, b"abc");
+        long(d, 3);
+        (0..3).for_each(|k| long(d, r * k));
+        long(d, 0);
+    };
+    let opts = Opts {
+        projection: Some(vec!["keep".into()]),
+        ..Opts::batch(4)
+    };
+    let mut good = Vec::new();
+    (0..50).for_each(|r| row(&mut good, r));
+    let decoded = read_avrow(&file(&schema, &[block(50, &good)]), &opts).expect("valid");
+    assert_eq!(decoded.num_rows(), 50);
+    // Row 7's string is longer than the data left.
+    let mut d = Vec::new();
+    (0..7).for_each(|r| row(&mut d, r));
+    long(&mut d, 7);
+    long(&mut d, 1);
+    long(&mut d, 2);
+    long(&mut d, 1000);
+    expect_err_with(
+        "string past the end",
+        &file(&schema, &[block(8, &d)]),
+        &["field s", "record 7"],
+        &opts,
+    );
+    // Row 3's array has an overlong varint.
+    let mut d = Vec::new();
+    (0..3).for_each(|r| row(&mut d, r));
+    long(&mut d, 3);
+    long(&mut d, 1);
+    long(&mut d, 2);
+    string(&mut d, b"x");
+    long(&mut d, 2);
+    long(&mut d, 5);
+    d.extend_from_slice(&[0xff; 11]);
+    long(&mut d, 0);
+    expect_err_with(
+        "overlong varint in a skipped array",
+        &file(&schema, &[block(4, &d)]),
+        &["field xs", "record 3"],
+        &opts,
+    );
+}

@@ -5,6 +5,7 @@
 use super::{nested_sticky, Column};
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
+use crate::decode::skip::Skip;
 use crate::error::DecodeError;
 use crate::varint::{BulkHint, Kernel};
 use arrow_array::{ArrayRef, StructArray};
@@ -125,6 +126,7 @@ impl StructCol {
                     Column::Nullable(n) => n.decode_sticky(f, c),
                     Column::Union(u) => u.decode_sticky(f, c),
                     Column::List(l) => call_sticky!(f, c, l.decode(c)),
+                    Column::Skip(s) => s.skip_sticky(f),
                     other @ (Column::Null(_)
                     | Column::Int32(_)
                     | Column::Int64(_)
@@ -139,7 +141,6 @@ impl StructCol {
                     | Column::Duration(_)
                     | Column::Map(_)
                     | Column::Struct(_)
-                    | Column::Skip(_)
                     | Column::TooDeep(_)
                     | Column::Default(_)
                     | Column::Promoted(_)
@@ -284,7 +285,11 @@ impl StructCol {
     fn decode_checked<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         for (i, col) in self.columns.iter_mut().enumerate() {
             if let Err(e) = col.decode_inline(c) {
-                return Err(e.in_field(&self.names[i]));
+                return Err(match col {
+                    // A run of skipped fields names the field itself.
+                    Column::Skip(Skip::Fields(..)) => e,
+                    _ => e.in_field(&self.names[i]),
+                });
             }
         }
         self.len += 1;

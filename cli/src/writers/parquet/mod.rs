@@ -28,7 +28,14 @@
 //! size ([`Rebatch`]) and one column chunk is always encoded by one writer, in row order: the
 //! file is byte for byte the same whatever the thread count (page boundaries follow the
 //! `--batch-size`), and the same as `ArrowWriter` writes with these properties and batches
-//! (same schema conversion, embedded Arrow schema).
+//! (same schema conversion, embedded Arrow schema), except for dictionary columns (Avro
+//! enums) outside lists and maps: `dictionary.rs` writes those from their keys, without the
+//! crate's per-row interning, with pages cut by row count alone.
+
+mod dictionary;
+mod hybrid;
+mod leaf;
+mod rebatch;
 
 use super::compat::{self, Mapping};
 use super::encoding::{Plan, SAMPLE_ROWS};
@@ -38,18 +45,17 @@ use crate::output::Out;
 use anyhow::{anyhow, bail, Context, Result};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
+use dictionary::{KeyColumns, KeyWriter};
+use leaf::{Closed, Leaf, LeafWriter};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::arrow_writer::{
-    compute_leaves, ArrowColumnChunk, ArrowColumnWriter, ArrowLeafColumn,
-    ArrowRowGroupWriterFactory,
-};
+use parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
 use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{BrotliLevel, GzipLevel, ZstdLevel};
-use parquet::errors::ParquetError;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
-use parquet::schema::types::SchemaDescriptor;
+use parquet::schema::types::{SchemaDescPtr, SchemaDescriptor};
 use rayon::prelude::*;
+use rebatch::Rebatch;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -74,13 +80,13 @@ pub const GROUP_BYTES_IN_FLIGHT: usize = 512 << 20;
 
 /// The leaf columns of a chunk of batches: `leaves[b][c]` is leaf column `c` of batch `b`.
 struct Chunk {
-    leaves: Vec<Vec<ArrowLeafColumn>>,
+    leaves: Vec<Vec<Leaf>>,
 }
 
 /// One leaf column of a row group being encoded.
 struct Column {
     /// The writer; `None` while a task is encoding with it.
-    writer: Option<ArrowColumnWriter>,
+    writer: Option<LeafWriter>,
     /// Chunks still to encode, oldest first.
     queue: VecDeque<Arc<Chunk>>,
     /// Whether a task is draining the queue.
@@ -134,6 +140,16 @@ impl Shared {
     }
 }
 
+/// The error for a column writer that panicked, with the panic's message.
+fn panicked(panic: Box<dyn std::any::Any + Send>) -> anyhow::Error {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    anyhow!("a Parquet column writer panicked: {message}")
+}
+
 /// Encodes the queued chunks of column `c` of row group `g` until its queue is empty.
 fn drain(shared: Arc<Shared>, g: usize, c: usize) {
     loop {
@@ -164,12 +180,8 @@ fn drain(shared: Arc<Shared>, g: usize, c: usize) {
                     .iter()
                     .try_for_each(|batch| writer.write(&batch[c]))
             }))
-            .unwrap_or_else(|_| {
-                Err(ParquetError::General(
-                    "a Parquet column writer panicked".into(),
-                ))
-            }),
-            None => Err(ParquetError::General("a column writer went missing".into())),
+            .unwrap_or_else(|panic| Err(panicked(panic))),
+            None => Err(anyhow!("a column writer went missing")),
         };
         drop(chunk);
         let mut state = shared.lock();
@@ -204,68 +216,6 @@ enum Stage {
     Poisoned,
 }
 
-/// Re-cuts a stream of batches at multiples of `size` rows from its start, as one thread
-/// reads them. A column writer checks its page size at the end of every write, so the file
-/// depends on where batches end, and batches read on several threads end short at work-unit
-/// boundaries. Batches already cut right pass through; only the pieces around a short one are
-/// joined (a copy of at most `size` rows).
-struct Rebatch {
-    size: usize,
-    pending: Vec<RecordBatch>,
-    pending_rows: usize,
-}
-
-impl Rebatch {
-    fn new(size: usize) -> Rebatch {
-        Rebatch {
-            size: size.max(1),
-            pending: Vec::new(),
-            pending_rows: 0,
-        }
-    }
-
-    /// Appends to `out` the batches of `size` rows that `batch` completes.
-    fn push(&mut self, batch: &RecordBatch, out: &mut Vec<RecordBatch>) -> Result<()> {
-        let rows = batch.num_rows();
-        let mut offset = 0;
-        if self.pending_rows > 0 {
-            offset = (self.size - self.pending_rows).min(rows);
-            self.pending.push(batch.slice(0, offset));
-            self.pending_rows += offset;
-            if self.pending_rows == self.size {
-                out.extend(self.flush()?);
-            }
-        }
-        while rows - offset >= self.size {
-            out.push(if offset == 0 && rows == self.size {
-                batch.clone()
-            } else {
-                batch.slice(offset, self.size)
-            });
-            offset += self.size;
-        }
-        if offset < rows {
-            self.pending.push(batch.slice(offset, rows - offset));
-            self.pending_rows += rows - offset;
-        }
-        Ok(())
-    }
-
-    /// The rows held back, joined.
-    fn flush(&mut self) -> Result<Option<RecordBatch>> {
-        self.pending_rows = 0;
-        let pending = std::mem::take(&mut self.pending);
-        Ok(match pending.len() {
-            0 => None,
-            1 => pending.into_iter().next(),
-            _ => Some(arrow::compute::concat_batches(
-                &pending[0].schema(),
-                &pending,
-            )?),
-        })
-    }
-}
-
 /// What starting the file needs, and the first rows (mapped for Parquet).
 struct Sampling {
     out: Out,
@@ -297,6 +247,11 @@ struct Encoder {
     in_flight_bytes: usize,
     /// Chunks in flight at most.
     max_chunks: usize,
+    /// The dictionary columns written by `dictionary.rs`, with the properties and Parquet
+    /// schema their writers need.
+    keys: KeyColumns,
+    props: WriterProperties,
+    parquet_schema: SchemaDescPtr,
     shared: Arc<Shared>,
     /// Where columns are encoded: `None` on the caller's thread, as batches come.
     pool: Option<Arc<rayon::ThreadPool>>,
@@ -346,7 +301,10 @@ fn properties(
         .set_max_row_group_row_count(Some(rows_per_group))
         .set_created_by(format!("avrow version {}", env!("CARGO_PKG_VERSION")));
     let builder = match page_limit {
-        Some(limit) => builder.set_data_page_size_limit(limit),
+        // Tests: many pages, cut by size and by rows.
+        Some(limit) => builder
+            .set_data_page_size_limit(limit)
+            .set_data_page_row_count_limit(limit / 16),
         None => builder,
     };
     plan.apply(builder, descriptor).build()
@@ -428,12 +386,14 @@ impl Encoder {
         let plan = Plan::new(&descriptor, schema.fields(), &batches, compressed);
         let row_group_size = plan.rows_per_group(options.row_group_bytes, options.row_group_size);
         let props = properties(&options, &descriptor, &plan, row_group_size, page_limit);
-        let mut writer_options = ArrowWriterOptions::new().with_properties(props);
+        let mut writer_options = ArrowWriterOptions::new().with_properties(props.clone());
         if let Some(descriptor) = custom {
             writer_options = writer_options.with_parquet_schema(descriptor);
         }
         let writer = ArrowWriter::try_new_with_options(out, schema.clone(), writer_options)?;
         let (file, factory) = writer.into_serialized_writer()?;
+        let parquet_schema = Arc::new(file.schema_descr().clone());
+        let keys = KeyColumns::new(schema.fields(), &parquet_schema, &props);
         let threads = match options.threads {
             0 => rayon::current_num_threads(),
             n => n,
@@ -463,6 +423,9 @@ impl Encoder {
             in_flight: VecDeque::new(),
             in_flight_bytes: 0,
             max_chunks: CHUNKS_IN_FLIGHT_PER_THREAD * threads,
+            keys,
+            props,
+            parquet_schema,
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
                     groups: VecDeque::new(),
@@ -521,17 +484,17 @@ impl Encoder {
                 Some(pool) => pool.install(|| {
                     writers
                         .into_par_iter()
-                        .map(ArrowColumnWriter::close)
-                        .collect::<parquet::errors::Result<Vec<ArrowColumnChunk>>>()
+                        .map(LeafWriter::close)
+                        .collect::<Result<Vec<Closed>>>()
                 })?,
                 None => writers
                     .into_iter()
-                    .map(ArrowColumnWriter::close)
-                    .collect::<parquet::errors::Result<Vec<_>>>()?,
+                    .map(LeafWriter::close)
+                    .collect::<Result<Vec<_>>>()?,
             };
             let mut row_group = self.file.next_row_group()?;
             for chunk in chunks {
-                chunk.append_to_row_group(&mut row_group)?;
+                chunk.append(&mut row_group)?;
             }
             row_group.close()?;
         }
@@ -558,12 +521,24 @@ impl Encoder {
             .factory
             .create_column_writers(index)?
             .into_iter()
-            .map(|writer| Column {
-                writer: Some(writer),
-                queue: VecDeque::new(),
-                running: false,
+            .zip(&self.keys.paths)
+            .enumerate()
+            .map(|(c, (writer, path))| {
+                let writer = match path {
+                    Some(path) => LeafWriter::Keys(Box::new(KeyWriter::new(
+                        self.parquet_schema.column(c),
+                        path,
+                        &self.props,
+                    )?)),
+                    None => LeafWriter::Arrow(Box::new(writer)),
+                };
+                Ok(Column {
+                    writer: Some(writer),
+                    queue: VecDeque::new(),
+                    running: false,
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         self.shared.lock().groups.push_back(Group {
             index,
             columns,
@@ -587,14 +562,8 @@ impl Encoder {
         let bytes = std::mem::take(&mut self.chunk_bytes);
         let leaves = batches
             .iter()
-            .map(|batch| {
-                let mut leaves = Vec::new();
-                for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
-                    leaves.extend(compute_leaves(field, column)?);
-                }
-                Ok(leaves)
-            })
-            .collect::<parquet::errors::Result<Vec<_>>>()?;
+            .map(|batch| self.leaves(batch))
+            .collect::<Result<Vec<_>>>()?;
         let chunk = Arc::new(Chunk { leaves });
         let Some(pool) = self.pool.clone() else {
             let mut state = self.shared.lock();
@@ -603,9 +572,13 @@ impl Encoder {
                 .ok_or_else(|| anyhow!("row group {g} went missing"))?;
             for (c, column) in group.columns.iter_mut().enumerate() {
                 if let Some(writer) = column.writer.as_mut() {
-                    for batch in &chunk.leaves {
-                        writer.write(&batch[c])?;
-                    }
+                    catch_unwind(AssertUnwindSafe(|| {
+                        chunk
+                            .leaves
+                            .iter()
+                            .try_for_each(|batch| writer.write(&batch[c]))
+                    }))
+                    .unwrap_or_else(|panic| Err(panicked(panic)))?;
                 }
             }
             return Ok(());
@@ -645,6 +618,42 @@ impl Encoder {
             }
         }
         Ok(())
+    }
+
+    /// The leaf columns of `batch`, in the Parquet schema's order.
+    fn leaves(&self, batch: &RecordBatch) -> Result<Vec<Leaf>> {
+        let mut leaves = Vec::with_capacity(self.keys.paths.len());
+        let fields = self.schema.fields().iter().zip(batch.columns());
+        if !self.keys.any() {
+            for (field, column) in fields {
+                leaves.extend(compute_leaves(field, column)?.into_iter().map(Leaf::Arrow));
+            }
+            return Ok(leaves);
+        }
+        for (top, (field, column)) in fields.enumerate() {
+            let start = leaves.len();
+            let paths = &self.keys.paths[start..start + self.keys.counts[top]];
+            if self.keys.whole[top] {
+                for path in paths.iter().flatten() {
+                    leaves.push(Leaf::Keys(path.leaf(batch)?));
+                }
+            } else {
+                // The crate's leaves, those written here replaced.
+                for (leaf, path) in compute_leaves(field, column)?.into_iter().zip(paths) {
+                    leaves.push(match path {
+                        Some(path) => Leaf::Keys(path.leaf(batch)?),
+                        None => Leaf::Arrow(leaf),
+                    });
+                }
+            }
+            if leaves.len() != start + paths.len() {
+                bail!(
+                    "column {:?} has other leaf columns than its schema",
+                    field.name()
+                );
+            }
+        }
+        Ok(leaves)
     }
 
     /// Hands over what is gathered and marks the current row group complete; appends the row
@@ -743,149 +752,4 @@ impl BatchWriter for ParquetWriter {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::output::CountingWriter;
-    use arrow::array::{ArrayRef, Int64Array, ListArray, StringArray};
-    use arrow::datatypes::{DataType, Field, Int64Type, Schema};
-    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-    use std::sync::Mutex as StdMutex;
-
-    /// A `Write` into a shared buffer, so the bytes can be read after `finish`.
-    #[derive(Clone, Default)]
-    struct Shared(Arc<StdMutex<Vec<u8>>>);
-
-    impl Write for Shared {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    fn batches() -> (SchemaRef, Vec<RecordBatch>) {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("id", DataType::Int64, false),
-            Field::new("name", DataType::Utf8, true),
-            Field::new(
-                "values",
-                DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
-                true,
-            ),
-        ]));
-        let batches = (0..40i64)
-            .map(|b| {
-                let rows = 97 + b as usize;
-                let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(
-                    (0..rows as i64).map(|i| b * 1000 + i),
-                ));
-                let names: ArrayRef = Arc::new(StringArray::from_iter(
-                    (0..rows).map(|i| (i % 7 != 0).then(|| format!("n{b}-{i}"))),
-                ));
-                let values: ArrayRef = Arc::new(ListArray::from_iter_primitive::<Int64Type, _, _>(
-                    (0..rows as i64).map(|i| (i % 5 != 0).then(|| (0..i % 9).map(Some))),
-                ));
-                RecordBatch::try_new(schema.clone(), vec![ids, names, values]).unwrap()
-            })
-            .collect();
-        (schema, batches)
-    }
-
-    /// The rows of [`batches`] cut into batches of `cut` rows (the last one shorter), or as
-    /// they are.
-    fn cut(cut: Option<usize>) -> Vec<RecordBatch> {
-        let (schema, batches) = batches();
-        let Some(cut) = cut else {
-            return batches;
-        };
-        let all = arrow::compute::concat_batches(&schema, &batches).unwrap();
-        (0..all.num_rows())
-            .step_by(cut)
-            .map(|start| all.slice(start, cut.min(all.num_rows() - start)))
-            .collect()
-    }
-
-    fn write(
-        threads: usize,
-        chunk_limit: usize,
-        row_group_size: usize,
-        batch_size: usize,
-        batches: &[RecordBatch],
-    ) -> Vec<u8> {
-        let sink = Shared::default();
-        let out: Out = CountingWriter::new(Box::new(sink.clone()));
-        let options = WriterOptions {
-            compression: Compression::Zstd,
-            level: None,
-            row_group_size,
-            row_group_bytes: usize::MAX,
-            batch_size,
-            threads,
-            block_size: 1 << 20,
-        };
-        let mut writer = Box::new(ParquetWriter::new(out, batches[0].schema(), &options).unwrap());
-        writer.chunk_limit = chunk_limit;
-        // Small pages: many page boundaries, which depend on where writes end.
-        writer.page_limit = Some(2048);
-        for batch in batches {
-            writer.write(batch).unwrap();
-        }
-        writer.finish().unwrap();
-        let bytes = sink.0.lock().unwrap().clone();
-        bytes
-    }
-
-    #[test]
-    fn pipelined_encoding_writes_what_one_thread_writes() {
-        // Tiny chunks: every batch is a chunk, many chunks in flight, row groups that end
-        // inside batches; batches cut anywhere (as several reading threads cut them).
-        let (_, as_made) = batches();
-        for row_group_size in [150, 1000] {
-            let reference = write(1, 1, row_group_size, 200, &cut(Some(200)));
-            for (threads, chunk_limit, batches) in [
-                (1, 1, as_made.clone()),
-                (1, usize::MAX, cut(Some(7))),
-                (2, 1, as_made.clone()),
-                (4, 1, cut(Some(333))),
-                (8, 1, as_made.clone()),
-                (3, 50_000, cut(Some(1))),
-                (4, usize::MAX, cut(None)),
-            ] {
-                assert!(
-                    write(threads, chunk_limit, row_group_size, 200, &batches) == reference,
-                    "threads {threads}, chunk {chunk_limit}, row groups of {row_group_size}"
-                );
-            }
-        }
-        let reference = write(1, 1, 1000, 200, &as_made);
-        let reader =
-            ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(reference)).unwrap();
-        let groups = reader.metadata().num_row_groups();
-        let rows: usize = as_made.iter().map(RecordBatch::num_rows).sum();
-        assert_eq!(groups, rows.div_ceil(1000));
-        assert!(reader.metadata().row_group(0).column(0).data_page_offset() > 0);
-        let read: Vec<RecordBatch> = reader.build().unwrap().map(Result::unwrap).collect();
-        let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
-        let expected = arrow::compute::concat_batches(&as_made[0].schema(), &as_made).unwrap();
-        assert_eq!(read.columns(), expected.columns());
-    }
-
-    #[test]
-    fn rebatch_cuts_at_multiples_of_the_batch_size() {
-        let (_, batches) = batches();
-        let mut rebatch = Rebatch::new(250);
-        let mut out = Vec::new();
-        for batch in &batches {
-            rebatch.push(batch, &mut out).unwrap();
-        }
-        out.extend(rebatch.flush().unwrap());
-        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        assert_eq!(out.len(), rows.div_ceil(250));
-        assert!(out[..out.len() - 1].iter().all(|b| b.num_rows() == 250));
-        let joined = arrow::compute::concat_batches(&out[0].schema(), &out).unwrap();
-        let expected = arrow::compute::concat_batches(&batches[0].schema(), &batches).unwrap();
-        assert_eq!(joined, expected);
-    }
-}
+mod tests;

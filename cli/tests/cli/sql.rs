@@ -1,0 +1,100 @@
+//! `avrow sql`: answers in every output format, several tables and partitions, and errors
+//! that name the file.
+
+use crate::harness::{avrow, sample};
+use predicates::prelude::PredicateBooleanExt;
+use predicates::str::contains;
+
+fn sql(args: &[&str]) -> String {
+    let out = avrow().arg("sql").args(args).assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn answers_as_table_csv_and_json() {
+    let table = format!("o={}", sample("order").display());
+    let q = "SELECT paid, count(*) AS n FROM o GROUP BY paid ORDER BY paid";
+    let text = sql(&["--table", &table, q]);
+    assert!(text.contains("| paid  | n    |"), "{text}");
+    assert!(
+        text.contains("| false | 168  |") && text.contains("| true  | 1332 |"),
+        "{text}"
+    );
+    let csv = sql(&["--table", &table, "--format", "csv", q]);
+    assert_eq!(csv, "paid,n\nfalse,168\ntrue,1332\n");
+    let json = sql(&["--table", &table, "--format", "json", q]);
+    assert_eq!(
+        json,
+        "{\"paid\":false,\"n\":168}\n{\"paid\":true,\"n\":1332}\n"
+    );
+    // An empty answer still has its CSV header.
+    let csv = sql(&[
+        "--table",
+        &table,
+        "--format",
+        "csv",
+        "SELECT id FROM o WHERE id < 0",
+    ]);
+    assert_eq!(csv, "id\n");
+}
+
+#[test]
+fn partitions_do_not_change_answers_and_tables_join() {
+    let o = format!("o={}", sample("order").display());
+    let w = format!("w={}", sample("wide").display());
+    let q = "SELECT (SELECT count(*) FROM o) AS orders, (SELECT count(*) FROM w) AS wide, \
+             (SELECT sum(total) FROM o WHERE paid) AS paid_total";
+    let one = sql(&[
+        "--table",
+        &o,
+        "--table",
+        &w,
+        "--partitions",
+        "1",
+        "--format",
+        "csv",
+        q,
+    ]);
+    let four = sql(&[
+        "--table",
+        &o,
+        "--table",
+        &w,
+        "--partitions",
+        "4",
+        "--format",
+        "csv",
+        q,
+    ]);
+    assert_eq!(one, four);
+    assert!(one.starts_with("orders,wide,paid_total\n1500,"), "{one}");
+}
+
+#[test]
+fn errors_name_the_table_and_the_file() {
+    avrow()
+        .args(["sql", "--table", "t=/no/such/dir/x.avro", "SELECT 1"])
+        .assert()
+        .failure()
+        .stderr(contains("table t (/no/such/dir/x.avro)"));
+    avrow()
+        .args(["sql", "--table", "nonsense", "SELECT 1"])
+        .assert()
+        .failure()
+        .stderr(contains("NAME=PATH_OR_GLOB"));
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(sample("order")).unwrap();
+    bytes.truncate(bytes.len() / 2);
+    let cut = dir.path().join("cut.avro");
+    std::fs::write(&cut, bytes).unwrap();
+    avrow()
+        .args([
+            "sql",
+            "--table",
+            &format!("t={}", cut.display()),
+            "SELECT sum(total) FROM t",
+        ])
+        .assert()
+        .failure()
+        .stderr(contains("cut.avro").and(contains("block")));
+}

@@ -1,0 +1,198 @@
+//! SQL over Avro on a datafusion-distributed cluster, with avrow's scan running on the
+//! workers (shipped to them by [`AvrowCodec`]).
+//!
+//! On one machine, a coordinator and N workers on localhost ports:
+//!
+//! ```sh
+//! cargo run -p avrow-datafusion --example distributed -- --workers 2 \
+//!     --table orders=datasets/samples/order.avro "SELECT paid, count(*) FROM orders GROUP BY paid"
+//! ```
+//!
+//! On a cluster (`docs/distributed.md`): `--serve ADDR` on every worker machine, then the
+//! coordinator with `--connect http://host1:PORT,http://host2:PORT` instead of `--workers`.
+//!
+//! Flags: `--workers N` | `--connect URL,...` | `--serve ADDR`; `--table NAME=PATH_OR_GLOB`
+//! (repeatable); `--format table|csv`; `--partitions N` (per task, default 2);
+//! `--split-mb N` (bytes of files per task before a scan is split, default 16);
+//! `--explain` (print the distributed plan, not the result).
+
+use std::net::SocketAddr;
+
+use arrow::util::pretty::pretty_format_batches;
+use avrow_datafusion::{AvrowCodec, AvrowReadOptions, SessionContextAvrowExt};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_distributed::{
+    DistributedExt, SessionStateBuilderExt, Worker, WorkerQueryContext, WorkerResolver,
+};
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::Server;
+
+/// The workers' URLs, fixed for the coordinator's life.
+struct Urls(Vec<url::Url>);
+
+impl WorkerResolver for Urls {
+    fn get_urls(&self) -> Result<Vec<url::Url>> {
+        Ok(self.0.clone())
+    }
+}
+
+/// A worker: decodes the tasks it is sent with avrow's codec.
+fn worker() -> Worker {
+    Worker::from_session_builder(|ctx: WorkerQueryContext| async move {
+        Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build())
+    })
+}
+
+/// Serve a worker on `listener` until the process ends.
+async fn serve(listener: tokio::net::TcpListener) -> Result<()> {
+    Server::builder()
+        .add_service(worker().into_worker_server())
+        .serve_with_incoming(TcpIncoming::from(listener))
+        .await
+        .map_err(|e| DataFusionError::External(Box::new(e)))
+}
+
+struct Args {
+    workers: Option<usize>,
+    connect: Vec<url::Url>,
+    serve: Option<SocketAddr>,
+    tables: Vec<(String, String)>,
+    csv: bool,
+    partitions: usize,
+    split_bytes: usize,
+    explain: bool,
+    sql: Option<String>,
+}
+
+fn usage(why: &str) -> DataFusionError {
+    DataFusionError::Configuration(format!(
+        "{why}\nusage: distributed (--workers N | --connect URL,... | --serve ADDR) \
+         [--table NAME=PATH_OR_GLOB]... [--format table|csv] [--partitions N] [--split-mb N] \
+         [--explain] \"SQL\""
+    ))
+}
+
+fn parse() -> Result<Args> {
+    let mut a = Args {
+        workers: None,
+        connect: Vec::new(),
+        serve: None,
+        tables: Vec::new(),
+        csv: false,
+        partitions: 2,
+        split_bytes: 16 << 20,
+        explain: false,
+        sql: None,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .ok_or_else(|| usage(&format!("{name} needs a value")))
+        };
+        let number = |v: String, name: &str| {
+            v.parse::<usize>()
+                .map_err(|_| usage(&format!("{name}: not a number: {v}")))
+        };
+        match arg.as_str() {
+            "--workers" => a.workers = Some(number(value("--workers")?, "--workers")?),
+            "--connect" => {
+                for u in value("--connect")?.split(',') {
+                    a.connect.push(
+                        url::Url::parse(u).map_err(|e| usage(&format!("--connect {u}: {e}")))?,
+                    );
+                }
+            }
+            "--serve" => {
+                let v = value("--serve")?;
+                a.serve = Some(v.parse().map_err(|e| usage(&format!("--serve {v}: {e}")))?);
+            }
+            "--table" => {
+                let v = value("--table")?;
+                let (name, path) = v
+                    .split_once('=')
+                    .ok_or_else(|| usage(&format!("--table {v}: expected NAME=PATH")))?;
+                a.tables.push((name.to_string(), path.to_string()));
+            }
+            "--format" => match value("--format")?.as_str() {
+                "table" => a.csv = false,
+                "csv" => a.csv = true,
+                other => return Err(usage(&format!("--format {other}: table or csv"))),
+            },
+            "--partitions" => a.partitions = number(value("--partitions")?, "--partitions")?.max(1),
+            "--split-mb" => {
+                a.split_bytes = (number(value("--split-mb")?, "--split-mb")? << 20).max(1)
+            }
+            "--explain" => a.explain = true,
+            sql if !sql.starts_with("--") && a.sql.is_none() => a.sql = Some(sql.to_string()),
+            other => return Err(usage(&format!("unexpected argument {other}"))),
+        }
+    }
+    Ok(a)
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args = parse()?;
+    if let Some(addr) = args.serve {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        eprintln!("avrow worker listening on {}", listener.local_addr()?);
+        return serve(listener).await;
+    }
+    let sql = args.sql.clone().ok_or_else(|| usage("no SQL given"))?;
+    let urls = match (args.workers, args.connect.is_empty()) {
+        (Some(n), true) if n > 0 => {
+            let mut urls = Vec::new();
+            for _ in 0..n {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                let port = listener.local_addr()?.port();
+                urls.push(url::Url::parse(&format!("http://127.0.0.1:{port}")).expect("a URL"));
+                tokio::spawn(async move {
+                    if let Err(e) = serve(listener).await {
+                        eprintln!("worker on port {port}: {e}");
+                    }
+                });
+            }
+            urls
+        }
+        (None, false) => args.connect.clone(),
+        _ => return Err(usage("give --workers N (N > 0) or --connect URLs")),
+    };
+    let state = SessionStateBuilder::new()
+        .with_default_features()
+        .with_config(SessionConfig::new().with_target_partitions(args.partitions))
+        .with_distributed_planner()
+        .with_distributed_worker_resolver(Urls(urls))
+        .with_distributed_user_codec(AvrowCodec)
+        .with_distributed_file_scan_config_bytes_per_partition(args.split_bytes)?
+        .build();
+    let ctx = SessionContext::from(state);
+    avrow_datafusion::register(&ctx)?;
+    for (name, path) in &args.tables {
+        ctx.register_avrow(name, path, AvrowReadOptions::default())
+            .await?;
+    }
+    let df = ctx.sql(&sql).await?;
+    if args.explain {
+        let plan = df.create_physical_plan().await?;
+        println!(
+            "{}",
+            datafusion_distributed::display_plan_ascii(plan.as_ref(), false)
+        );
+        return Ok(());
+    }
+    let batches = df.collect().await?;
+    if args.csv {
+        let mut w = arrow::csv::WriterBuilder::new()
+            .with_header(true)
+            .build(std::io::stdout());
+        for b in &batches {
+            w.write(b)?;
+        }
+    } else {
+        println!("{}", pretty_format_batches(&batches)?);
+    }
+    Ok(())
+}

@@ -1,0 +1,217 @@
+//! [`AvrowFormat`] (DataFusion's `FileFormat`) and its factory: schema inference over many
+//! files, statistics from block headers, and the scan plan.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use async_trait::async_trait;
+use datafusion::catalog::Session;
+use datafusion::common::stats::Precision;
+use datafusion::common::{not_impl_err, GetExt, Result, Statistics};
+use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::physical_plan::ExecutionPlan;
+use object_store::{ObjectMeta, ObjectStore};
+
+use crate::options::AvrowReadOptions;
+use crate::source::{AvrowSource, Input};
+
+/// Makes [`AvrowFormat`]s for `STORED AS AVRO` tables, with the statement's `OPTIONS`.
+#[derive(Debug, Default, Clone)]
+pub struct AvrowFormatFactory {
+    options: AvrowReadOptions,
+}
+
+impl AvrowFormatFactory {
+    /// A factory whose formats start from `options` (a statement's options override them).
+    pub fn new(options: AvrowReadOptions) -> Self {
+        AvrowFormatFactory { options }
+    }
+}
+
+impl FileFormatFactory for AvrowFormatFactory {
+    fn create(
+        &self,
+        _state: &dyn Session,
+        format_options: &HashMap<String, String>,
+    ) -> Result<Arc<dyn FileFormat>> {
+        let options = self.options.clone().apply(format_options)?;
+        Ok(Arc::new(AvrowFormat::new(options)))
+    }
+
+    fn default(&self) -> Arc<dyn FileFormat> {
+        Arc::new(AvrowFormat::new(self.options.clone()))
+    }
+}
+
+impl GetExt for AvrowFormatFactory {
+    fn get_ext(&self) -> String {
+        "avro".to_string()
+    }
+}
+
+/// Avro container files read by avrow, as a DataFusion file format.
+#[derive(Default, Clone)]
+pub struct AvrowFormat {
+    options: AvrowReadOptions,
+}
+
+impl fmt::Debug for AvrowFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AvrowFormat")
+            .field("reader_schema", &self.options.reader_schema.is_some())
+            .field("batch_size", &self.options.batch_size)
+            .finish()
+    }
+}
+
+impl AvrowFormat {
+    /// A format reading with `options`.
+    pub fn new(options: AvrowReadOptions) -> Self {
+        AvrowFormat { options }
+    }
+
+    /// The read options.
+    pub fn options(&self) -> &AvrowReadOptions {
+        &self.options
+    }
+}
+
+#[async_trait]
+impl FileFormat for AvrowFormat {
+    fn get_ext(&self) -> String {
+        "avro".to_string()
+    }
+
+    fn get_ext_with_compression(&self, compression: &FileCompressionType) -> Result<String> {
+        if compression.is_compressed() {
+            // Avro compresses blocks inside the file (every codec is read); a compressed
+            // file around it cannot be split or read.
+            return not_impl_err!(
+                "Avro files are not read through an outer compression ({compression:?}): \
+                 their blocks carry their own codec"
+            );
+        }
+        Ok(self.get_ext())
+    }
+
+    fn compression_type(&self) -> Option<FileCompressionType> {
+        None
+    }
+
+    /// Each file's schema as avrow reads it; one schema when all agree, else their merge
+    /// (columns missing from a file read as nulls). With a reader schema, the reader
+    /// schema's, every file resolved against it.
+    async fn infer_schema(
+        &self,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        objects: &[ObjectMeta],
+    ) -> Result<SchemaRef> {
+        let mut schemas: Vec<SchemaRef> = Vec::with_capacity(objects.len());
+        for object in objects {
+            let input = Input::locate(store, object).await?;
+            let builder = self.options.builder(None);
+            let schema = tokio::task::spawn_blocking(move || input.schema(builder))
+                .await
+                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))??;
+            if !schemas.iter().any(|s| s == &schema) {
+                schemas.push(schema);
+            }
+        }
+        match schemas.len() {
+            0 => Ok(Arc::new(Schema::empty())),
+            1 => Ok(schemas.pop().expect("one schema")),
+            // Files with different writer schemas: the `avro.schema` metadata of each would
+            // conflict; the table has none. A column (or struct field) some file lacks reads
+            // as nulls there, so it is nullable in the table whatever the files that have it say.
+            _ => {
+                let merged =
+                    Schema::try_merge(schemas.iter().map(|s| Schema::new(s.fields().clone())))?;
+                let fields: Vec<Field> = merged
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        let each: Vec<Option<&Field>> = schemas
+                            .iter()
+                            .map(|s| s.field_with_name(f.name()).ok())
+                            .collect();
+                        nullable_where_missing(f, &each)
+                    })
+                    .collect();
+                Ok(Arc::new(Schema::new(fields)))
+            }
+        }
+    }
+
+    /// The row count from the file's block headers (no record is decoded), so that
+    /// `count(*)` is answered from statistics.
+    async fn infer_stats(
+        &self,
+        _state: &dyn Session,
+        store: &Arc<dyn ObjectStore>,
+        table_schema: SchemaRef,
+        object: &ObjectMeta,
+    ) -> Result<Statistics> {
+        let input = Input::locate(store, object).await?;
+        let rows = tokio::task::spawn_blocking(move || input.count_rows())
+            .await
+            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        let stats = Statistics::new_unknown(&table_schema)
+            .with_total_byte_size(Precision::Inexact(object.size as usize));
+        // A file whose framing is broken has no count; the scan reports its error.
+        Ok(match rows {
+            Ok(rows) => stats.with_num_rows(Precision::Exact(rows as usize)),
+            Err(_) => stats,
+        })
+    }
+
+    async fn create_physical_plan(
+        &self,
+        _state: &dyn Session,
+        conf: FileScanConfig,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        Ok(DataSourceExec::from_data_source(conf))
+    }
+
+    fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
+        Arc::new(AvrowSource::new(table_schema, self.options.clone()))
+    }
+}
+
+/// `merged` (a field of the merged table schema) made nullable if any file lacks it (`None`
+/// in `each`), and so on down through struct fields.
+fn nullable_where_missing(merged: &Field, each: &[Option<&Field>]) -> Field {
+    let missing = each.iter().any(Option::is_none);
+    let data_type = match merged.data_type() {
+        DataType::Struct(children) => DataType::Struct(
+            children
+                .iter()
+                .map(|child| {
+                    let each: Vec<Option<&Field>> = each
+                        .iter()
+                        .filter_map(|f| *f)
+                        .map(|f| match f.data_type() {
+                            DataType::Struct(theirs) => theirs
+                                .iter()
+                                .find(|c| c.name() == child.name())
+                                .map(|c| c.as_ref()),
+                            _ => None,
+                        })
+                        .collect();
+                    Arc::new(nullable_where_missing(child, &each))
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    };
+    merged
+        .clone()
+        .with_data_type(data_type)
+        .with_nullable(merged.is_nullable() || missing)
+}

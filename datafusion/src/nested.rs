@@ -1,0 +1,188 @@
+//! Nested projection: which fields of a struct column a scan's projection reads. A column
+//! used only through `get_field` chains (`s['a']['b']`, `s.a.b` in SQL) is read as avrow's
+//! dotted paths (`s.a.b`), so the reader decodes only those fields; the batch adapter gives
+//! the pruned struct the table's type back (the fields not read are null, and nothing reads
+//! them).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use arrow::datatypes::{DataType, Schema};
+use datafusion::common::ScalarValue;
+use datafusion::physical_expr::expressions::{Column, Literal};
+use datafusion::physical_expr::ScalarFunctionExpr;
+use datafusion::physical_plan::PhysicalExpr;
+
+/// How a projection uses one top-level column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Use {
+    /// As a whole.
+    Whole,
+    /// Only through these field paths (each non-empty, through structs only).
+    Fields(Vec<Vec<String>>),
+}
+
+/// The field-name path of `expr` if it is `get_field(... get_field(column, a) ..., z)` over a
+/// column: `(column index, [a, ..., z])`.
+fn field_path(expr: &Arc<dyn PhysicalExpr>) -> Option<(usize, Vec<String>)> {
+    let call = expr.downcast_ref::<ScalarFunctionExpr>()?;
+    if call.name() != "get_field" || call.args().len() != 2 {
+        return None;
+    }
+    let name = match call.args()[1].downcast_ref::<Literal>()?.value() {
+        ScalarValue::Utf8(Some(s))
+        | ScalarValue::LargeUtf8(Some(s))
+        | ScalarValue::Utf8View(Some(s)) => s.clone(),
+        _ => return None,
+    };
+    let base = &call.args()[0];
+    if let Some(column) = base.downcast_ref::<Column>() {
+        return Some((column.index(), vec![name]));
+    }
+    let (index, mut path) = field_path(base)?;
+    path.push(name);
+    Some((index, path))
+}
+
+fn visit(expr: &Arc<dyn PhysicalExpr>, uses: &mut BTreeMap<usize, Use>) {
+    if let Some((index, path)) = field_path(expr) {
+        match uses.entry(index).or_insert_with(|| Use::Fields(Vec::new())) {
+            Use::Whole => {}
+            Use::Fields(paths) => paths.push(path),
+        }
+        return;
+    }
+    if let Some(column) = expr.downcast_ref::<Column>() {
+        uses.insert(column.index(), Use::Whole);
+        return;
+    }
+    for child in expr.children() {
+        visit(child, uses);
+    }
+}
+
+/// Does `path` lead through struct fields of `data_type` (not through lists or maps, where
+/// `get_field` means something else or avrow's paths would prune elements)?
+pub(crate) fn through_structs(mut data_type: &DataType, path: &[String]) -> bool {
+    for name in path {
+        let DataType::Struct(fields) = data_type else {
+            return false;
+        };
+        match fields.iter().find(|f| f.name() == name) {
+            Some(f) => data_type = f.data_type(),
+            None => return false,
+        }
+    }
+    true
+}
+
+/// For each column of `schema` that `exprs` read only through struct field paths, those
+/// paths as avrow projections (`column.a.b`); columns read whole are absent.
+pub(crate) fn field_projections<'a>(
+    exprs: impl IntoIterator<Item = &'a Arc<dyn PhysicalExpr>>,
+    schema: &Schema,
+) -> BTreeMap<String, Vec<String>> {
+    let mut uses = BTreeMap::new();
+    for expr in exprs {
+        visit(expr, &mut uses);
+    }
+    let mut out = BTreeMap::new();
+    for (index, used) in uses {
+        let (Use::Fields(paths), Some(field)) = (used, schema.fields().get(index)) else {
+            continue;
+        };
+        let dotted = |p: &Vec<String>| p.iter().all(|n| !n.contains('.') && !n.is_empty());
+        if field.name().contains('.')
+            || paths.is_empty()
+            || !paths
+                .iter()
+                .all(|p| dotted(p) && through_structs(field.data_type(), p))
+        {
+            continue;
+        }
+        let mut projections: Vec<String> = paths
+            .iter()
+            .map(|p| format!("{}.{}", field.name(), p.join(".")))
+            .collect();
+        projections.sort();
+        projections.dedup();
+        out.insert(field.name().clone(), projections);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::datatypes::{Field, Fields};
+    use datafusion::common::config::ConfigOptions;
+    use datafusion::functions::core::get_field;
+    use datafusion::logical_expr::Operator;
+    use datafusion::physical_expr::expressions::BinaryExpr;
+
+    fn schema() -> Schema {
+        let inner = Fields::from(vec![
+            Field::new("x", DataType::Int64, true),
+            Field::new("y", DataType::Utf8, true),
+        ]);
+        let s = Fields::from(vec![
+            Field::new("a", DataType::Int64, true),
+            Field::new("b", DataType::Struct(inner), true),
+        ]);
+        Schema::new(vec![
+            Field::new("id", DataType::Int64, false),
+            Field::new("s", DataType::Struct(s), true),
+            Field::new(
+                "l",
+                DataType::List(Arc::new(Field::new("item", DataType::Int64, true))),
+                true,
+            ),
+        ])
+    }
+
+    fn col(name: &str, schema: &Schema) -> Arc<dyn PhysicalExpr> {
+        Arc::new(Column::new_with_schema(name, schema).unwrap())
+    }
+
+    fn field(base: Arc<dyn PhysicalExpr>, name: &str, schema: &Schema) -> Arc<dyn PhysicalExpr> {
+        let args = vec![base, Arc::new(Literal::new(ScalarValue::from(name))) as _];
+        Arc::new(
+            ScalarFunctionExpr::try_new(
+                get_field(),
+                args,
+                schema,
+                Arc::new(ConfigOptions::default()),
+            )
+            .unwrap(),
+        )
+    }
+
+    #[test]
+    fn struct_fields_become_paths_and_whole_uses_win() {
+        let schema = schema();
+        let sa = field(col("s", &schema), "a", &schema);
+        let sbx = field(field(col("s", &schema), "b", &schema), "x", &schema);
+        let got = field_projections([&sa, &sbx], &schema);
+        assert_eq!(got["s"], ["s.a", "s.b.x"]);
+        // `s` also used whole: no pruning.
+        let whole = col("s", &schema);
+        assert!(field_projections([&sa, &whole], &schema).is_empty());
+        // Inside another expression.
+        let sum: Arc<dyn PhysicalExpr> = Arc::new(BinaryExpr::new(
+            sa.clone(),
+            Operator::Plus,
+            col("id", &schema),
+        ));
+        let got = field_projections([&sum], &schema);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got["s"], ["s.a"]);
+        // Paths must lead through struct fields.
+        let s = schema.field(1).data_type();
+        assert!(through_structs(s, &["b".into(), "y".into()]));
+        assert!(!through_structs(s, &["zz".into()]));
+        assert!(!through_structs(
+            schema.field(2).data_type(),
+            &["item".into()]
+        ));
+    }
+}

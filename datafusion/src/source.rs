@@ -1,0 +1,460 @@
+//! The scan: [`AvrowSource`] (DataFusion's `FileSource`) and its opener, which reads one file
+//! or one byte range of it with avrow on a blocking thread and hands batches to the stream
+//! through a channel of two (memory stays bounded; a dropped stream, at a `LIMIT` for
+//! example, stops the read).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow::array::{RecordBatch, RecordBatchOptions};
+use arrow::datatypes::SchemaRef;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::common::{DataFusionError, Result};
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{
+    FileOpenFuture, FileOpener, FileScanConfig, FileSource,
+};
+use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::physical_expr_adapter::BatchAdapterFactory;
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use datafusion::physical_plan::projection::ProjectionExprs;
+use datafusion::physical_plan::{DisplayFormatType, PhysicalExpr};
+use futures::StreamExt;
+use object_store::{GetOptions, GetResultPayload, ObjectMeta, ObjectStore};
+use tokio::runtime::Handle;
+
+use crate::nested;
+use crate::options::AvrowReadOptions;
+use crate::store::{self, Object, SplitStream};
+
+/// DataFusion's `FileSource` for Avro container files, read by avrow.
+#[derive(Clone)]
+pub struct AvrowSource {
+    table_schema: TableSchema,
+    options: AvrowReadOptions,
+    batch_size: Option<usize>,
+    projection: SplitProjection,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl AvrowSource {
+    /// A source for a table of this schema, read with `options`.
+    pub fn new(table_schema: impl Into<TableSchema>, options: AvrowReadOptions) -> Self {
+        let table_schema = table_schema.into();
+        AvrowSource {
+            projection: SplitProjection::unprojected(&table_schema),
+            table_schema,
+            options,
+            batch_size: None,
+            metrics: ExecutionPlanMetricsSet::new(),
+        }
+    }
+
+    /// The read options.
+    pub fn options(&self) -> &AvrowReadOptions {
+        &self.options
+    }
+
+    fn projected_file_schema(&self) -> Result<SchemaRef> {
+        Ok(Arc::new(
+            self.table_schema
+                .file_schema()
+                .project(&self.projection.file_indices)?,
+        ))
+    }
+}
+
+impl FileSource for AvrowSource {
+    fn create_file_opener(
+        &self,
+        object_store: Arc<dyn ObjectStore>,
+        base_config: &FileScanConfig,
+        _partition: usize,
+    ) -> Result<Arc<dyn FileOpener>> {
+        let exprs: Vec<_> = self.projection.source.expr_iter().collect();
+        let nested = nested::field_projections(&exprs, self.table_schema.table_schema());
+        let opener = Arc::new(AvrowOpener {
+            nested: Arc::new(nested),
+            options: self.options.clone(),
+            batch_size: self.batch_size.or(base_config.batch_size),
+            projected: self.projected_file_schema()?,
+            limit: base_config.limit,
+            store: object_store,
+        }) as Arc<dyn FileOpener>;
+        ProjectionOpener::try_new(
+            self.projection.clone(),
+            opener,
+            self.table_schema.file_schema(),
+        )
+    }
+
+    fn table_schema(&self) -> &TableSchema {
+        &self.table_schema
+    }
+
+    fn with_batch_size(&self, batch_size: usize) -> Arc<dyn FileSource> {
+        let mut source = self.clone();
+        source.batch_size = Some(batch_size);
+        Arc::new(source)
+    }
+
+    fn try_pushdown_projection(
+        &self,
+        projection: &ProjectionExprs,
+    ) -> Result<Option<Arc<dyn FileSource>>> {
+        let mut source = self.clone();
+        let merged = self.projection.source.try_merge(projection)?;
+        source.projection = SplitProjection::new(self.table_schema.file_schema(), &merged);
+        Ok(Some(Arc::new(source)))
+    }
+
+    fn projection(&self) -> Option<&ProjectionExprs> {
+        Some(&self.projection.source)
+    }
+
+    fn metrics(&self) -> &ExecutionPlanMetricsSet {
+        &self.metrics
+    }
+
+    fn file_type(&self) -> &str {
+        "avro"
+    }
+
+    fn fmt_extra(&self, t: DisplayFormatType, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match t {
+            DisplayFormatType::Default | DisplayFormatType::Verbose => {
+                write!(f, ", reader=avrow")?;
+                if self.options.reader_schema.is_some() {
+                    write!(f, ", reader_schema=true")?;
+                }
+                Ok(())
+            }
+            DisplayFormatType::TreeRender => writeln!(f, "reader=avrow"),
+        }
+    }
+
+    /// Byte ranges split a file at its sync markers (the Hadoop rule), so any partition of a
+    /// file into ranges reads every row once: the default `repartitioned` (ranges of about
+    /// equal size) is correct as it is.
+    fn supports_repartitioning(&self) -> bool {
+        true
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        datafusion::physical_plan::apply_expression_roots(self.projection.source.iter(), f)
+    }
+}
+
+/// Where a file's bytes come from: a local path (memory-mapped, split with the reader's own
+/// ranges) or an object store (ranged GETs).
+pub(crate) enum Input {
+    Local(PathBuf),
+    Remote(Object),
+}
+
+impl Input {
+    /// Ask the store where `meta` lives: the local file system hands out paths.
+    pub(crate) async fn locate(store: &Arc<dyn ObjectStore>, meta: &ObjectMeta) -> Result<Self> {
+        let options = GetOptions {
+            head: true,
+            ..Default::default()
+        };
+        let result = store.get_opts(&meta.location, options).await?;
+        Ok(match result.payload {
+            GetResultPayload::File(_, path) => Input::Local(path),
+            GetResultPayload::Stream(_) => Input::Remote(Object {
+                store: Arc::clone(store),
+                location: meta.location.clone(),
+                size: meta.size,
+                handle: Handle::current(),
+            }),
+        })
+    }
+
+    /// The file's Arrow schema as avrow reads it with `builder`'s options. Blocking.
+    pub(crate) fn schema(&self, builder: avrow::ReaderBuilder) -> Result<SchemaRef> {
+        self.open()?.schema(builder)
+    }
+
+    /// Rows in the file, from its block headers. Blocking.
+    pub(crate) fn count_rows(&self) -> Result<u64> {
+        match self {
+            Input::Local(path) => {
+                let mut rows = 0u64;
+                for block in avrow::BlockReader::open(path).map_err(external)? {
+                    // Counts are the file's word: one too large for a u64 total is no count.
+                    rows = rows
+                        .checked_add(block.map_err(external)?.record_count())
+                        .ok_or_else(|| {
+                            external(avrow::Error::InvalidArgument(format!(
+                                "{}: the blocks declare more than {} records",
+                                path.display(),
+                                u64::MAX
+                            )))
+                        })?;
+                }
+                Ok(rows)
+            }
+            Input::Remote(object) => {
+                let header = store::read_header(object).map_err(external)?;
+                store::count_rows(object, &header.header).map_err(|e| io(object, e))
+            }
+        }
+    }
+
+    /// The file with its header read (one GET for a remote object). Blocking.
+    fn open(&self) -> Result<Opened<'_>> {
+        Ok(match self {
+            Input::Local(path) => Opened::Local(path),
+            Input::Remote(object) => {
+                Opened::Remote(object, store::read_header(object).map_err(external)?)
+            }
+        })
+    }
+}
+
+/// An [`Input`] whose header has been read.
+enum Opened<'a> {
+    Local(&'a PathBuf),
+    Remote(&'a Object, store::HeaderBytes),
+}
+
+impl Opened<'_> {
+    fn schema(&self, builder: avrow::ReaderBuilder) -> Result<SchemaRef> {
+        let reader = match self {
+            Opened::Local(path) => builder.open(path),
+            Opened::Remote(object, header) => builder.read_stream_part(
+                object.name(),
+                std::io::Cursor::new(header.bytes.clone()),
+                header.header.len(),
+            ),
+        };
+        Ok(reader.map_err(external)?.schema())
+    }
+
+    /// A reader of `range` (the whole file when `None`).
+    fn reader(
+        self,
+        builder: avrow::ReaderBuilder,
+        range: Option<std::ops::Range<u64>>,
+    ) -> Result<avrow::Reader> {
+        match self {
+            Opened::Local(path) => {
+                let builder = match range {
+                    Some(range) => builder.with_range(range),
+                    None => builder,
+                };
+                builder.open(path).map_err(external)
+            }
+            Opened::Remote(object, header) => {
+                let range = range.unwrap_or(0..object.size);
+                let name = format!("{} (bytes {}..{})", object.name(), range.start, range.end);
+                let (stream, at) =
+                    SplitStream::new(object.clone(), header, range).map_err(|e| io(object, e))?;
+                builder.read_stream_part(name, stream, at).map_err(external)
+            }
+        }
+    }
+}
+
+/// An avrow error as DataFusion's, its message (file, block, offset, field path) intact.
+pub(crate) fn external(e: avrow::Error) -> DataFusionError {
+    DataFusionError::External(Box::new(e))
+}
+
+fn io(object: &Object, source: std::io::Error) -> DataFusionError {
+    external(avrow::Error::Io {
+        file: object.name(),
+        source,
+    })
+}
+
+struct AvrowOpener {
+    /// Columns read only through struct fields: their avrow paths.
+    nested: Arc<BTreeMap<String, Vec<String>>>,
+    options: AvrowReadOptions,
+    batch_size: Option<usize>,
+    /// The table's file columns this scan reads, in the table's order.
+    projected: SchemaRef,
+    limit: Option<usize>,
+    store: Arc<dyn ObjectStore>,
+}
+
+impl FileOpener for AvrowOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
+        let store = Arc::clone(&self.store);
+        let options = self.options.clone();
+        let batch_size = self.batch_size;
+        let projected = Arc::clone(&self.projected);
+        let nested = Arc::clone(&self.nested);
+        let limit = self.limit;
+        let range = file
+            .range
+            .as_ref()
+            .map(|r| r.start.max(0) as u64..r.end.max(0) as u64);
+        Ok(Box::pin(async move {
+            let input = Input::locate(&store, &file.object_meta).await?;
+            let (tx, rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
+            let opened = tokio::sync::oneshot::channel::<Result<()>>();
+            tokio::task::spawn_blocking(move || {
+                let scan =
+                    match Scan::open(&input, &options, batch_size, &projected, &nested, range) {
+                        Ok(scan) => {
+                            let _ = opened.0.send(Ok(()));
+                            scan
+                        }
+                        Err(e) => {
+                            let _ = opened.0.send(Err(e));
+                            return;
+                        }
+                    };
+                // A panic must not end the stream early as if the file had ended there.
+                let run = std::panic::AssertUnwindSafe(|| scan.run(&tx, limit));
+                if std::panic::catch_unwind(run).is_err() {
+                    let _ = tx.blocking_send(Err(DataFusionError::Internal(
+                        "the avrow scan stopped on a panic".into(),
+                    )));
+                }
+            });
+            opened
+                .1
+                .await
+                .map_err(|e| DataFusionError::External(Box::new(e)))??;
+            Ok(futures::stream::unfold(rx, |mut rx| async move {
+                rx.recv().await.map(|item| (item, rx))
+            })
+            .boxed())
+        }))
+    }
+}
+
+/// One open read, on a blocking thread.
+struct Scan {
+    reader: avrow::Reader,
+    adapter: datafusion::physical_expr_adapter::BatchAdapter,
+    /// Rows only (no column is read: `count(*)` without statistics).
+    rows_only: Option<SchemaRef>,
+}
+
+impl Scan {
+    fn open(
+        input: &Input,
+        options: &AvrowReadOptions,
+        batch_size: Option<usize>,
+        projected: &SchemaRef,
+        nested: &BTreeMap<String, Vec<String>>,
+        range: Option<std::ops::Range<u64>>,
+    ) -> Result<Self> {
+        let opened = input.open()?;
+        let file_schema = opened.schema(options.builder(batch_size))?;
+        // The projected columns this file has (the adapter fills the others with nulls).
+        let mut names: Vec<&str> = projected
+            .fields()
+            .iter()
+            .map(|f| f.name().as_str())
+            .filter(|name| file_schema.column_with_name(name).is_some())
+            .collect();
+        // No column at all (`count(*)` without statistics): batches of row counts only. Else
+        // the adapter gives the projected columns, null where this file lacks them.
+        let rows_only = projected.fields().is_empty();
+        if names.is_empty() && !file_schema.fields().is_empty() {
+            // Decode one column to count rows, a fixed-width one where there is one.
+            let field = file_schema
+                .fields()
+                .iter()
+                .find(|f| f.data_type().is_primitive() || f.data_type().is_null())
+                .unwrap_or(&file_schema.fields()[0]);
+            names = vec![field.name().as_str()];
+        }
+        let whole = names.len() == file_schema.fields().len()
+            && names
+                .iter()
+                .zip(file_schema.fields())
+                .all(|(n, f)| *n == f.name());
+        // Struct columns read only through some of their fields: those fields' paths, where
+        // this file's column is a struct holding them.
+        let mut paths: Vec<&str> = Vec::with_capacity(names.len());
+        let mut pruned = false;
+        for name in &names {
+            let fields = nested.get(*name).filter(|fields| {
+                file_schema.field_with_name(name).is_ok_and(|f| {
+                    fields.iter().all(|p| {
+                        let path: Vec<String> = p.split('.').skip(1).map(String::from).collect();
+                        nested::through_structs(f.data_type(), &path)
+                    })
+                })
+            });
+            match fields {
+                Some(fields) => {
+                    pruned = true;
+                    paths.extend(fields.iter().map(String::as_str));
+                }
+                None => paths.push(name),
+            }
+        }
+        let mut builder = options.builder(batch_size);
+        if !whole || pruned {
+            builder = builder.with_projection(paths.iter().copied());
+        }
+        let reader = opened.reader(builder, range)?;
+        // A pruned struct keeps its pruned type: only `get_field` of the fields read uses it
+        // (filling the others in would fail for non-nullable fields, and cost time).
+        let read = reader.schema();
+        let target = if pruned {
+            let fields: Vec<_> = projected
+                .fields()
+                .iter()
+                .map(|f| {
+                    match (
+                        nested.contains_key(f.name()),
+                        read.field_with_name(f.name()),
+                    ) {
+                        (true, Ok(read)) => Arc::new(read.clone()),
+                        _ => Arc::clone(f),
+                    }
+                })
+                .collect();
+            Arc::new(arrow::datatypes::Schema::new_with_metadata(
+                fields,
+                projected.metadata().clone(),
+            ))
+        } else {
+            Arc::clone(projected)
+        };
+        let adapter = BatchAdapterFactory::new(target).make_adapter(&read)?;
+        Ok(Scan {
+            reader,
+            adapter,
+            rows_only: rows_only.then(|| Arc::clone(projected)),
+        })
+    }
+
+    fn run(self, tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>, limit: Option<usize>) {
+        let mut rows = 0usize;
+        for batch in self.reader {
+            let item = batch.map_err(external).and_then(|b| match &self.rows_only {
+                Some(empty) => Ok(RecordBatch::try_new_with_options(
+                    Arc::clone(empty),
+                    vec![],
+                    &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                )?),
+                None => self.adapter.adapt_batch(&b),
+            });
+            let failed = item.is_err();
+            if let Ok(b) = &item {
+                rows += b.num_rows();
+            }
+            if tx.blocking_send(item).is_err() || failed {
+                return;
+            }
+            if limit.is_some_and(|limit| rows >= limit) {
+                return;
+            }
+        }
+    }
+}

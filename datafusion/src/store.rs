@@ -1,0 +1,337 @@
+//! Reading Avro container files through `object_store` without fetching whole objects: the
+//! header from a growing prefix, one split as the header plus the split's blocks (ranged GETs
+//! of the split and of the tail of its last block, framed here so that nothing past that
+//! block is asked for), and row counts from the block headers alone.
+//!
+//! These readers are blocking (`std::io::Read`): they run on a blocking thread of the tokio
+//! runtime (never on a worker) and wait on the store with the runtime's [`Handle`].
+
+use std::io::Read;
+use std::ops::Range;
+use std::sync::Arc;
+
+use avrow::avrow_engine::varint::{Kernel, Scalar};
+use bytes::Bytes;
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt};
+use tokio::runtime::Handle;
+
+/// The first GET of a header; doubled until the header fits.
+const HEADER_PROBE: u64 = 64 << 10;
+/// Bytes of one GET while a split's blocks are read.
+const READ_CHUNK: u64 = 8 << 20;
+/// Bytes of one GET while only block headers are walked (row counts) or a sync marker is
+/// looked for.
+const WALK_CHUNK: u64 = 256 << 10;
+/// A header larger than this is refused (the reader's own limits are smaller still).
+const MAX_HEADER: u64 = 64 << 20;
+
+/// One object of a store, read with ranged GETs.
+#[derive(Clone)]
+pub(crate) struct Object {
+    pub(crate) store: Arc<dyn ObjectStore>,
+    pub(crate) location: Path,
+    pub(crate) size: u64,
+    pub(crate) handle: Handle,
+}
+
+impl Object {
+    /// The name errors give this object.
+    pub(crate) fn name(&self) -> String {
+        self.location.to_string()
+    }
+
+    fn get(&self, range: Range<u64>) -> std::io::Result<Bytes> {
+        let range = range.start.min(self.size)..range.end.min(self.size);
+        if range.is_empty() {
+            return Ok(Bytes::new());
+        }
+        self.handle
+            .block_on(self.store.get_range(&self.location, range))
+            .map_err(std::io::Error::other)
+    }
+}
+
+/// The object's header bytes and the parsed header (through avrow's reader, so that every
+/// check of the header is the reader's).
+pub(crate) struct HeaderBytes {
+    pub(crate) bytes: Bytes,
+    pub(crate) header: avrow::Header,
+}
+
+/// Fetch the header: a 64 KiB prefix, doubled while the header does not fit (up to the
+/// object's size and `MAX_HEADER`).
+pub(crate) fn read_header(object: &Object) -> avrow::Result<HeaderBytes> {
+    let mut want = HEADER_PROBE;
+    loop {
+        let prefix = object.get(0..want).map_err(|source| avrow::Error::Io {
+            file: object.name(),
+            source,
+        })?;
+        let got = prefix.len() as u64;
+        match avrow::BlockReader::from_stream(std::io::Cursor::new(prefix.clone())) {
+            Ok(blocks) => {
+                let header = blocks.header().clone();
+                let len = header.len() as usize;
+                return Ok(HeaderBytes {
+                    bytes: prefix.slice(..len.min(prefix.len())),
+                    header,
+                });
+            }
+            // A header cut short by the prefix: fetch more, unless this was all there is.
+            Err(e) if got == want && want < object.size.min(MAX_HEADER) => {
+                drop(e);
+                want = (want * 2).min(object.size.min(MAX_HEADER));
+            }
+            Err(e) => return Err(rename(e, &object.name())),
+        }
+    }
+}
+
+/// Errors of a reader over fetched bytes name the object, not `<stream>`.
+fn rename(e: avrow::Error, name: &str) -> avrow::Error {
+    match e {
+        avrow::Error::Header { offset, kind, .. } => avrow::Error::Header {
+            file: name.to_string(),
+            offset,
+            kind,
+        },
+        avrow::Error::Io { source, .. } => avrow::Error::Io {
+            file: name.to_string(),
+            source,
+        },
+        other => other,
+    }
+}
+
+/// A window of fetched bytes over an object.
+struct Window {
+    object: Object,
+    start: u64,
+    bytes: Bytes,
+}
+
+impl Window {
+    fn new(object: Object) -> Self {
+        Window {
+            object,
+            start: 0,
+            bytes: Bytes::new(),
+        }
+    }
+
+    fn end(&self) -> u64 {
+        self.start + self.bytes.len() as u64
+    }
+
+    /// Make `at..at + n` (clipped to the object) present, fetching `at..at + max(n, chunk)`
+    /// when it is not.
+    fn ensure(&mut self, at: u64, n: u64, chunk: u64) -> std::io::Result<()> {
+        let want_end = (at + n).min(self.object.size);
+        if at >= self.start && want_end <= self.end() {
+            return Ok(());
+        }
+        let end = (at + n.max(chunk)).min(self.object.size);
+        self.bytes = self.object.get(at..end)?;
+        self.start = at;
+        Ok(())
+    }
+
+    fn slice(&self, range: Range<u64>) -> Bytes {
+        let from = (range.start - self.start) as usize;
+        let to = (range.end.min(self.end()) - self.start) as usize;
+        self.bytes.slice(from..to)
+    }
+}
+
+/// A block's framing: its record count and where it ends (after its sync marker); `None`
+/// where the framing cannot be read (the reader then reports the exact error).
+fn frame(window: &mut Window, at: u64, chunk: u64) -> std::io::Result<Option<(u64, u64)>> {
+    window.ensure(at, 20, chunk)?;
+    let head = window.slice(at..at + 20);
+    let Some((count, a)) = varint(&head) else {
+        return Ok(None);
+    };
+    let Some((size, b)) = varint(&head[a..]) else {
+        return Ok(None);
+    };
+    if count < 0 || size < 0 {
+        return Ok(None);
+    }
+    let end = at
+        .checked_add((a + b) as u64)
+        .and_then(|e| e.checked_add(size as u64))
+        .and_then(|e| e.checked_add(16));
+    Ok(end.map(|end| (count as u64, end)))
+}
+
+/// One zigzag varint long and its length in bytes (the reader's reference kernel).
+fn varint(bytes: &[u8]) -> Option<(i64, usize)> {
+    let mut pos = 0;
+    let value = Scalar.read_long(bytes, &mut pos).ok()?;
+    Some((value, pos))
+}
+
+/// Rows of an object, from its block headers (no block data is fetched beyond what shares a
+/// GET with a header).
+pub(crate) fn count_rows(object: &Object, header: &avrow::Header) -> std::io::Result<u64> {
+    let mut window = Window::new(object.clone());
+    let mut at = header.len();
+    let mut rows = 0u64;
+    while at < object.size {
+        match frame(&mut window, at, WALK_CHUNK)? {
+            Some((count, end)) if end <= object.size => {
+                rows = rows.checked_add(count).ok_or_else(|| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "{}: the blocks up to byte {end} declare more than {} records",
+                            object.name(),
+                            u64::MAX
+                        ),
+                    )
+                })?;
+                at = end;
+            }
+            _ => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!(
+                        "{}: the block at byte {at} has invalid framing",
+                        object.name()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Where the blocks of `range` start (the Hadoop rule: a range reads the blocks whose
+/// preceding sync marker starts inside it): the header's end when the range holds the
+/// header's sync marker, else just after the first sync marker at or after `range.start`;
+/// `None` when the range holds no sync marker.
+fn first_block(
+    window: &mut Window,
+    header: &avrow::Header,
+    range: &Range<u64>,
+) -> std::io::Result<Option<u64>> {
+    let header_sync = header.len() - 16;
+    if range.start <= header_sync {
+        return Ok((header_sync < range.end).then_some(header.len()));
+    }
+    let sync = header.sync();
+    let mut at = range.start;
+    while at < range.end && at < window.object.size {
+        // A marker must start before `range.end`: nothing past its last byte is fetched.
+        let n = WALK_CHUNK.min(range.end + 15 - at);
+        window.ensure(at, n, n)?;
+        let piece = window.slice(at..window.end());
+        if let Some(i) = memchr::memmem::find(&piece, &sync) {
+            let found = at + i as u64;
+            return Ok((found < range.end).then_some(found + 16));
+        }
+        if window.end() >= window.object.size {
+            break;
+        }
+        // A marker may straddle two GETs.
+        at = window.end() - 15;
+    }
+    Ok(None)
+}
+
+/// The bytes of one split as a stream: the header, then the split's blocks, fetched in
+/// `READ_CHUNK` pieces; it ends after the last block whose sync marker starts in the range.
+pub(crate) struct SplitStream {
+    header: Bytes,
+    window: Window,
+    /// The next byte of the object to hand out.
+    pos: u64,
+    /// Where the block being handed out ends.
+    block_end: u64,
+    range_end: u64,
+    done: bool,
+}
+
+impl SplitStream {
+    /// The stream of `range` and the file offset of its first block.
+    pub(crate) fn new(
+        object: Object,
+        header: HeaderBytes,
+        range: Range<u64>,
+    ) -> std::io::Result<(Self, u64)> {
+        let mut window = Window::new(object);
+        let first = first_block(&mut window, &header.header, &range)?;
+        let pos = first.unwrap_or(header.header.len());
+        Ok((
+            SplitStream {
+                header: header.bytes,
+                window,
+                pos,
+                block_end: pos,
+                range_end: range.end,
+                done: first.is_none(),
+            },
+            pos,
+        ))
+    }
+}
+
+impl Read for SplitStream {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.header.is_empty() {
+            let n = buf.len().min(self.header.len());
+            buf[..n].copy_from_slice(&self.header[..n]);
+            self.header = self.header.slice(n..);
+            return Ok(n);
+        }
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let size = self.window.object.size;
+        if self.pos == self.block_end {
+            // The sync marker before the block at `pos` starts at `pos - 16`.
+            if self.done || self.pos >= size || self.pos - 16 >= self.range_end {
+                return Ok(0);
+            }
+            // The framing GET also brings the block's data, up to the split's end.
+            let chunk = READ_CHUNK.min(self.range_end.max(self.pos + 20) - self.pos);
+            self.block_end = match frame(&mut self.window, self.pos, chunk)? {
+                Some((_, end)) => end.min(size),
+                // Hand the reader what there is and let it name the framing error.
+                None => {
+                    self.done = true;
+                    (self.pos + WALK_CHUNK).min(size)
+                }
+            };
+        }
+        // Fetch nothing past the split: blocks after `range_end` are not ours, and the block
+        // that crosses it is fetched to its end when it is reached.
+        let limit = self.block_end.max(self.range_end).min(size);
+        let chunk = READ_CHUNK.min(limit - self.pos).max(1);
+        self.window.ensure(self.pos, 1, chunk)?;
+        let piece = self.window.slice(self.pos..self.block_end);
+        if piece.is_empty() {
+            return Ok(0);
+        }
+        let n = buf.len().min(piece.len());
+        buf[..n].copy_from_slice(&piece[..n]);
+        self.pos += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::varint;
+
+    #[test]
+    fn varints_decode_zigzag_longs() {
+        assert_eq!(varint(&[0x00]), Some((0, 1)));
+        assert_eq!(varint(&[0x01]), Some((-1, 1)));
+        assert_eq!(varint(&[0x02]), Some((1, 1)));
+        assert_eq!(varint(&[0xac, 0x02]), Some((150, 2)));
+        assert_eq!(varint(&[0x80; 10]), None);
+        assert_eq!(varint(&[0x80]), None);
+    }
+}

@@ -1,0 +1,141 @@
+//! Helpers shared by the topic modules.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow::array::RecordBatch;
+use arrow::util::pretty::pretty_format_batches;
+use avrow_datafusion::{AvrowReadOptions, AvrowSource};
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
+use datafusion::datasource::source::DataSourceExec;
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::execution::object_store::ObjectStoreUrl;
+use datafusion::physical_plan::ExecutionPlan;
+use datafusion::prelude::{SessionConfig, SessionContext};
+
+/// A file of `datasets/samples/`.
+pub fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../datasets/samples")
+        .join(name)
+}
+
+/// The real files from other implementations the reader's tests hold.
+pub fn fixtures() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../readers/tests/data/fixtures");
+    let mut out = Vec::new();
+    for sub in ["apache", "spark"] {
+        for entry in std::fs::read_dir(root.join(sub)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "avro") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A session with `partitions` target partitions, files split at any size.
+pub fn config(partitions: usize) -> SessionConfig {
+    SessionConfig::new()
+        .with_target_partitions(partitions)
+        .set_usize("datafusion.optimizer.repartition_file_min_size", 0)
+}
+
+/// A session with avrow as its `avro` format.
+pub fn avrow_ctx(partitions: usize) -> SessionContext {
+    let ctx = SessionContext::new_with_config(config(partitions));
+    avrow_datafusion::register(&ctx).unwrap();
+    ctx
+}
+
+/// Run `sql` and return the batches.
+pub async fn query(ctx: &SessionContext, sql: &str) -> Vec<RecordBatch> {
+    ctx.sql(sql)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        .collect()
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// Run `sql`, expecting an error; its message.
+pub async fn query_err(ctx: &SessionContext, sql: &str) -> String {
+    match ctx.sql(sql).await {
+        Err(e) => e.to_string(),
+        Ok(df) => match df.collect().await {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("{sql}: no error"),
+        },
+    }
+}
+
+/// Batches as a table, for comparing answers.
+pub fn text(batches: &[RecordBatch]) -> String {
+    pretty_format_batches(batches).unwrap().to_string()
+}
+
+/// `CREATE EXTERNAL TABLE name STORED AS AVRO LOCATION 'path'`.
+pub async fn create(ctx: &SessionContext, name: &str, path: &Path) {
+    let sql = format!(
+        "CREATE EXTERNAL TABLE {name} STORED AS AVRO LOCATION '{}'",
+        path.display()
+    );
+    query(ctx, &sql).await;
+}
+
+/// The sample `order.avro` rewritten with blocks of about `block` bytes (many sync markers to
+/// split at).
+pub fn small_blocks(dir: &Path, block: usize) -> PathBuf {
+    let reader = avrow::ReaderBuilder::new()
+        .open(sample("order.avro"))
+        .unwrap();
+    let schema = reader.schema();
+    let path = dir.join(format!("order-{block}.avro"));
+    let mut writer = avrow::WriterBuilder::new(schema)
+        .with_block_size(block)
+        .with_codec(avrow::Codec::Deflate)
+        .build(std::fs::File::create(&path).unwrap())
+        .unwrap();
+    for batch in reader {
+        writer.write(&batch.unwrap()).unwrap();
+    }
+    writer.finish().unwrap();
+    path
+}
+
+/// Read `path` through avrow's `FileSource` with one partition per range, in order.
+pub async fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Vec<RecordBatch> {
+    let ctx = SessionContext::new();
+    let schema = avrow::ReaderBuilder::new().open(path).unwrap().schema();
+    let size = std::fs::metadata(path).unwrap().len();
+    let source = Arc::new(AvrowSource::new(
+        TableSchema::from(schema),
+        AvrowReadOptions::default(),
+    ));
+    let location = path.canonicalize().unwrap().display().to_string();
+    let groups = ranges
+        .iter()
+        .map(|&(start, end)| {
+            FileGroup::new(vec![
+                PartitionedFile::new(location.clone(), size).with_range(start as i64, end as i64)
+            ])
+        })
+        .collect();
+    let config = FileScanConfigBuilder::new(ObjectStoreUrl::local_filesystem(), source)
+        .with_file_groups(groups)
+        .build();
+    let plan = DataSourceExec::from_data_source(config);
+    let mut out = Vec::new();
+    for partition in 0..ranges.len() {
+        let stream = plan.execute(partition, ctx.task_ctx()).unwrap();
+        out.extend(
+            datafusion::physical_plan::common::collect(stream)
+                .await
+                .unwrap(),
+        );
+    }
+    out
+}

@@ -1,0 +1,169 @@
+//! The avrow scan on datafusion-distributed: a coordinator and two workers on localhost
+//! (tonic over TCP), queries split into tasks that run on the workers, answers equal to one
+//! node's. Also the codec on its own: a scan survives encoding and decoding unchanged.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use avrow_datafusion::{AvrowCodec, AvrowReadOptions, SessionContextAvrowExt};
+use datafusion::execution::SessionStateBuilder;
+use datafusion::physical_plan::displayable;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion_distributed::{
+    DistributedExt, SessionStateBuilderExt, Worker, WorkerQueryContext, WorkerResolver,
+};
+
+use crate::common::{avrow_ctx, query, text};
+
+struct Localhost(Vec<u16>);
+
+impl WorkerResolver for Localhost {
+    fn get_urls(&self) -> datafusion::error::Result<Vec<url::Url>> {
+        Ok(self
+            .0
+            .iter()
+            .map(|p| url::Url::parse(&format!("http://127.0.0.1:{p}")).unwrap())
+            .collect())
+    }
+}
+
+/// `n` workers on localhost ports, each counting the tasks it was sent, and a coordinator
+/// that splits scans into tasks of ~`bytes` bytes.
+async fn cluster(n: usize, bytes: usize) -> (SessionContext, Arc<AtomicUsize>) {
+    let tasks = Arc::new(AtomicUsize::new(0));
+    let mut ports = Vec::new();
+    for _ in 0..n {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        ports.push(listener.local_addr().unwrap().port());
+        let seen = tasks.clone();
+        let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
+            seen.fetch_add(1, Ordering::Relaxed);
+            async move { Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build()) }
+        });
+        tokio::spawn(async move {
+            tonic::transport::Server::builder()
+                .add_service(worker.into_worker_server())
+                .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
+                .await
+                .unwrap();
+        });
+    }
+    let state = SessionStateBuilder::new()
+        .with_default_features()
+        .with_config(SessionConfig::new().with_target_partitions(2))
+        .with_distributed_planner()
+        .with_distributed_worker_resolver(Localhost(ports))
+        .with_distributed_user_codec(AvrowCodec)
+        .with_distributed_file_scan_config_bytes_per_partition(bytes)
+        .unwrap()
+        .build();
+    let ctx = SessionContext::from(state);
+    avrow_datafusion::register(&ctx).unwrap();
+    (ctx, tasks)
+}
+
+/// A Telemetry file of 30 000 records in blocks of 500 (~2.5 MB).
+fn telemetry(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("telemetry.avro");
+    let opts = avrow_datasets::GenOptions {
+        rows: 30_000,
+        block_rows: 500,
+        ..avrow_datasets::GenOptions::default()
+    };
+    let file = std::fs::File::create(&path).unwrap();
+    avrow_datasets::write(
+        avrow_datasets::Shape::Telemetry,
+        &opts,
+        std::io::BufWriter::new(file),
+    )
+    .unwrap();
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn queries_on_two_workers_equal_one_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = telemetry(dir.path());
+    let order = crate::common::sample("order.avro");
+    let (ctx, tasks) = cluster(2, 256 << 10).await;
+    let single = avrow_ctx(2);
+    for c in [&ctx, &single] {
+        c.register_avrow("t", path.to_str().unwrap(), AvrowReadOptions::default())
+            .await
+            .unwrap();
+        c.register_avrow("o", order.to_str().unwrap(), AvrowReadOptions::default())
+            .await
+            .unwrap();
+    }
+    let queries = [
+        "SELECT count(*) FROM t",
+        "SELECT count(*), sum(seq), min(ts), max(ts) FROM t WHERE temperature > 20",
+        "SELECT status, count(*) AS n, sum(battery_mv) FROM t GROUP BY status ORDER BY status",
+        "SELECT device_id, max(humidity) FROM t GROUP BY device_id ORDER BY device_id LIMIT 5",
+        "SELECT sum(array_length(samples)) FROM t",
+        "SELECT id, total FROM o WHERE paid ORDER BY id LIMIT 7",
+        "SELECT count(*) FROM o WHERE note IS NULL",
+    ];
+    for sql in queries {
+        let want = text(&query(&single, sql).await);
+        let got = text(&query(&ctx, sql).await);
+        assert_eq!(got, want, "{sql}");
+    }
+    // The scans ran on the workers: the plan has a distributed stage, and workers got tasks.
+    let plan = ctx
+        .sql("SELECT status, count(*) FROM t GROUP BY status")
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let shown = displayable(plan.as_ref()).indent(true).to_string();
+    assert!(shown.contains("Distributed"), "{shown}");
+    assert!(
+        tasks.load(Ordering::Relaxed) >= 2,
+        "{} worker tasks",
+        tasks.load(Ordering::Relaxed)
+    );
+}
+
+#[tokio::test]
+async fn the_codec_round_trips_a_scan() {
+    use datafusion_proto::bytes::{
+        physical_plan_from_bytes_with_extension_codec, physical_plan_to_bytes_with_extension_codec,
+    };
+    let ctx = avrow_ctx(3);
+    let order = crate::common::sample("order.avro");
+    let options = AvrowReadOptions::default()
+        .with_batch_size(100)
+        .with_reader_schema(
+            avrow::Schema::parse(
+                r#"{"type":"record","name":"Order","namespace":"bench","fields":[
+                {"name":"id","type":"long"},{"name":"total","type":"double"},
+                {"name":"channel","type":"string","default":"web"}]}"#,
+            )
+            .unwrap(),
+        );
+    ctx.register_avrow("o", order.to_str().unwrap(), options)
+        .await
+        .unwrap();
+    let sql = "SELECT id, channel FROM o WHERE total > 100 LIMIT 20";
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let bytes = physical_plan_to_bytes_with_extension_codec(plan.clone(), &AvrowCodec).unwrap();
+    let back = physical_plan_from_bytes_with_extension_codec(&bytes, &ctx.task_ctx(), &AvrowCodec)
+        .unwrap();
+    assert_eq!(
+        displayable(back.as_ref()).indent(true).to_string(),
+        displayable(plan.as_ref()).indent(true).to_string()
+    );
+    let run = |p| datafusion::physical_plan::collect(p, ctx.task_ctx());
+    assert_eq!(
+        text(&run(back).await.unwrap()),
+        text(&run(plan).await.unwrap())
+    );
+}

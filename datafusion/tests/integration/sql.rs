@@ -1,0 +1,198 @@
+//! SQL surface: `STORED AS AVRO` options, the registration helpers, projection and limit,
+//! errors that name the file and the location.
+
+use crate::common::*;
+use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
+
+#[tokio::test]
+async fn reader_schema_option_resolves_files() {
+    let ctx = avrow_ctx(2);
+    let reader = r#"{"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "paid", "type": "boolean"},
+        {"name": "region_code", "type": "string", "default": "none"}]}"#;
+    let sql = format!(
+        "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION '{}' OPTIONS ('format.reader_schema' '{}', 'format.batch_size' '100')",
+        sample("order.avro").display(),
+        reader.replace('\'', "''")
+    );
+    query(&ctx, &sql).await;
+    let schema = ctx.table("t").await.unwrap().schema().as_arrow().clone();
+    let names: Vec<_> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    assert_eq!(names, ["id", "paid", "region_code"]);
+    let got = text(
+        &query(
+            &ctx,
+            "SELECT region_code, count(*) AS n FROM t GROUP BY region_code",
+        )
+        .await,
+    );
+    assert!(got.contains("| none        | 1500 |"), "{got}");
+}
+
+#[tokio::test]
+async fn unknown_and_bad_options_are_errors() {
+    let ctx = avrow_ctx(1);
+    let path = sample("order.avro");
+    for (options, wanted) in [
+        ("'format.no_such' '1'", "unknown avro option 'no_such'"),
+        ("'format.batch_size' 'many'", "positive integer"),
+        (
+            "'format.reader_schema' '{\"type\": \"nope\"}'",
+            "reader_schema",
+        ),
+    ] {
+        let sql = format!(
+            "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION '{}' OPTIONS ({options})",
+            path.display()
+        );
+        let err = query_err(&ctx, &sql).await;
+        assert!(err.contains(wanted), "{options}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn register_and_read_helpers() {
+    let ctx = avrow_ctx(2);
+    let glob = format!("{}/*.avro", sample("").display());
+    ctx.register_avrow(
+        "all",
+        &glob,
+        AvrowReadOptions::default().with_batch_size(512),
+    )
+    .await
+    .unwrap();
+    let df = ctx
+        .read_avrow(
+            sample("wide.avro").to_str().unwrap(),
+            AvrowReadOptions::default(),
+        )
+        .await
+        .unwrap();
+    assert!(df.count().await.unwrap() > 0);
+    // Four samples of different schemas: merged columns, the missing ones null.
+    let n = ctx.table("all").await.unwrap().count().await.unwrap();
+    let each: usize = ["order.avro", "wide.avro", "telemetry.avro", "counters.avro"]
+        .iter()
+        .map(|f| {
+            avrow::ReaderBuilder::new()
+                .open(sample(f))
+                .unwrap()
+                .map(|b| b.unwrap().num_rows())
+                .sum::<usize>()
+        })
+        .sum();
+    assert_eq!(n, each);
+    // A column only one file has: nullable in the table, null in the other files' rows.
+    let schema = ctx.table("all").await.unwrap().schema().clone();
+    assert!(schema
+        .field_with_unqualified_name("id")
+        .unwrap()
+        .is_nullable());
+    let got = query(
+        &ctx,
+        "SELECT count(id) AS ids, count(*) - count(id) AS nulls, count(host) AS hosts FROM all",
+    )
+    .await;
+    let row: Vec<i64> = (0..3)
+        .map(|i| {
+            let c = got[0].column(i).as_any();
+            c.downcast_ref::<arrow::array::Int64Array>()
+                .unwrap()
+                .value(0)
+        })
+        .collect();
+    assert_eq!(row, [1500, each as i64 - 1500, 1200]);
+    let got = query(&ctx, "SELECT id FROM all WHERE id IS NOT NULL").await;
+    assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 1500);
+}
+
+#[tokio::test]
+async fn projection_and_limit_reach_the_reader() {
+    let ctx = avrow_ctx(2);
+    create(&ctx, "t", &sample("order.avro")).await;
+    let plan = text(&query(&ctx, "EXPLAIN SELECT id, paid FROM t LIMIT 3").await);
+    assert!(plan.contains("projection=[id, paid]"), "{plan}");
+    assert!(plan.contains("limit=3"), "{plan}");
+    let got = query(&ctx, "SELECT id, paid FROM t LIMIT 3").await;
+    assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+    // Nested fields through the struct.
+    let got = text(
+        &query(
+            &ctx,
+            "SELECT attributes['region'] AS r FROM t ORDER BY r LIMIT 1",
+        )
+        .await,
+    );
+    assert!(got.contains("| r "), "{got}");
+}
+
+#[tokio::test]
+async fn a_damaged_file_names_the_file_and_location() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(sample("order.avro")).unwrap();
+    let cut = bytes.len() / 2;
+    bytes.truncate(cut);
+    let path = dir.path().join("cut.avro");
+    std::fs::write(&path, &bytes).unwrap();
+    let ctx = avrow_ctx(1);
+    create(&ctx, "t", &path).await;
+    let err = query_err(&ctx, "SELECT sum(total) FROM t").await;
+    assert!(
+        err.contains("cut.avro") && err.contains("block") && err.contains("byte"),
+        "{err}"
+    );
+}
+
+/// A struct column read only through some fields decodes only those: a file whose other
+/// field holds bytes that are not UTF-8 is read when that field is not asked for.
+#[tokio::test]
+async fn struct_fields_not_asked_for_are_not_decoded() {
+    use arrow::array::{ArrayRef, Int64Array, StringArray, StructArray};
+    use arrow::datatypes::{DataType, Field, Fields, Schema};
+    use std::sync::Arc;
+
+    let fields = Fields::from(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("b", DataType::Utf8, false),
+    ]);
+    let s = StructArray::new(
+        fields.clone(),
+        vec![
+            Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef,
+            Arc::new(StringArray::from(vec!["QQQQQQ", "QQQQQQ", "QQQQQQ"])) as ArrayRef,
+        ],
+        None,
+    );
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("s", DataType::Struct(fields), false),
+    ]));
+    let batch = arrow::array::RecordBatch::try_new(
+        schema.clone(),
+        vec![Arc::new(Int64Array::from(vec![10, 20, 30])), Arc::new(s)],
+    )
+    .unwrap();
+    let mut writer = avrow::WriterBuilder::new(schema).build(Vec::new()).unwrap();
+    writer.write(&batch).unwrap();
+    let mut bytes = writer.finish().unwrap();
+    // Make every `b` invalid UTF-8 (same length, so the framing stays right).
+    let needle = b"QQQQQQ";
+    let mut at = 0;
+    while let Some(i) = bytes[at..].windows(6).position(|w| w == needle) {
+        bytes[at + i] = 0xff;
+        at += i + 6;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.avro");
+    std::fs::write(&path, &bytes).unwrap();
+    let ctx = avrow_ctx(1);
+    create(&ctx, "t", &path).await;
+    let got = text(&query(&ctx, "SELECT id, s['a'] AS a FROM t ORDER BY id").await);
+    assert!(got.contains("| 30 | 3 |"), "{got}");
+    let err = query_err(&ctx, "SELECT s['b'] FROM t").await;
+    assert!(
+        err.contains("UTF-8") || err.contains("utf-8") || err.contains("utf8"),
+        "{err}"
+    );
+}

@@ -1,0 +1,187 @@
+//! Stepping over varints without decoding them: the end of a varint is its first byte with the
+//! high bit clear, so skipping needs only those bytes' positions, eight bytes at a time. Used by
+//! projection (`decode/skip.rs`) for the values of columns nobody asked for.
+//!
+//! Both functions accept exactly what [`Scalar::read_u64`](super::Scalar) accepts, read for
+//! read, and leave the position where it would (on failure the position is unspecified: the
+//! caller reads again with a kernel to get the error).
+
+use super::word::HIGH;
+use super::{Kernel, Scalar};
+
+/// Step over one varint at `*pos`. `false` if [`Scalar`] would fail to read it there.
+#[inline(always)]
+pub(crate) fn skip_one(buf: &[u8], pos: &mut usize) -> bool {
+    if let Some(chunk) = buf.get(*pos..).and_then(|rest| rest.first_chunk::<8>()) {
+        let ends = !u64::from_le_bytes(*chunk) & HIGH;
+        if ends != 0 {
+            *pos += (ends.trailing_zeros() / 8) as usize + 1;
+            return true;
+        }
+    }
+    Scalar.read_u64(buf, pos).is_ok()
+}
+
+/// Step over `n` consecutive varints at `*pos`. `false` if [`Scalar`] would fail to read
+/// them all there.
+///
+/// Eight bytes at a time: a word's clear high bits are the ends of the varints in it, so a
+/// word ends its popcount of them; the first of those may have started in an earlier word
+/// and is checked to be at most nine bytes long (any shorter varint is valid, and the ones
+/// that start in the word are shorter). A longer one (a tenth byte, valid or not), and the
+/// last few bytes of the data, go to the reference kernel, one varint at a time.
+#[inline(always)]
+pub(crate) fn skip_n(buf: &[u8], pos: &mut usize, n: u64) -> bool {
+    // A few varints that end in the next word (a record's adjacent fields): their ends found
+    // inline, by clearing the ends before the n-th (none of them can be too long: the first
+    // starts in the word).
+    if (1..=8).contains(&n) {
+        if let Some(chunk) = buf.get(*pos..).and_then(|rest| rest.first_chunk::<8>()) {
+            let mut e = !u64::from_le_bytes(*chunk) & HIGH;
+            for _ in 1..n {
+                e &= e.wrapping_sub(1);
+            }
+            if e != 0 {
+                *pos += (e.trailing_zeros() / 8) as usize + 1;
+                return true;
+            }
+        }
+    }
+    skip_words(buf, pos, n)
+}
+
+/// [`skip_n`] word by word.
+fn skip_words(buf: &[u8], pos: &mut usize, mut n: u64) -> bool {
+    // `start`: where the varint being stepped over began; `p`: the next word to look at.
+    let mut start = *pos;
+    let mut p = start;
+    while n > 0 {
+        let Some(chunk) = buf.get(p..).and_then(|rest| rest.first_chunk::<8>()) else {
+            // The tail: varint by varint.
+            *pos = start;
+            return (0..n).all(|_| Scalar.read_u64(buf, pos).is_ok());
+        };
+        let ends = !u64::from_le_bytes(*chunk) & HIGH;
+        let first_end = p + (ends.trailing_zeros() / 8) as usize; // `p + 8` when none
+        if first_end - start >= 9 {
+            // Ten bytes or more: the reference decides, then on with the words after it.
+            *pos = start;
+            if Scalar.read_u64(buf, pos).is_err() {
+                return false;
+            }
+            n -= 1;
+            start = *pos;
+            p = start;
+            continue;
+        }
+        let count = u64::from(ends.count_ones());
+        if count >= n {
+            // The n-th end in this word: clear the n - 1 ends before it.
+            let mut e = ends;
+            for _ in 1..n {
+                e &= e - 1;
+            }
+            *pos = p + (e.trailing_zeros() / 8) as usize + 1;
+            return true;
+        }
+        n -= count;
+        if ends != 0 {
+            start = p + ((63 - ends.leading_zeros()) / 8) as usize + 1;
+        }
+        p += 8;
+    }
+    *pos = start;
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::varint::test_rng;
+
+    /// Read `n` varints with the reference: success and end position.
+    fn reference(buf: &[u8], at: usize, n: u64) -> Option<usize> {
+        let mut pos = at;
+        (0..n)
+            .all(|_| Scalar.read_u64(buf, &mut pos).is_ok())
+            .then_some(pos)
+    }
+
+    fn check(buf: &[u8]) {
+        for at in 0..buf.len().min(12) {
+            for n in 0..=(buf.len() as u64 + 1) {
+                let want = reference(buf, at, n);
+                let mut pos = at;
+                let got = skip_n(buf, &mut pos, n).then_some(pos);
+                assert_eq!(got, want, "skip_n({n}) at {at} of {buf:02x?}");
+                if n == 1 {
+                    let mut pos = at;
+                    let got = skip_one(buf, &mut pos).then_some(pos);
+                    assert_eq!(got, want, "skip_one at {at} of {buf:02x?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_reference_on_random_bytes() {
+        let mut rng = test_rng(7);
+        for _ in 0..3000 {
+            let len = (rng() % 40) as usize;
+            // Mostly continuation bytes in some inputs (long and overlong varints), mostly
+            // ends in others, and 0x01/0x02 often (the tenth byte's limit).
+            let bias = rng() % 4;
+            let buf: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = rng();
+                    match (bias, r % 8) {
+                        (0, _) => r as u8,
+                        (1, 0) | (2, 0..=5) => (r >> 8) as u8 & 0x7f,
+                        (3, 0) => 1 + (r >> 8) as u8 % 2,
+                        _ => (r >> 8) as u8 | 0x80,
+                    }
+                })
+                .collect();
+            check(&buf);
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_reference_on_encoded_values() {
+        let mut rng = test_rng(11);
+        for _ in 0..500 {
+            let mut buf = Vec::new();
+            for _ in 0..(rng() % 30) {
+                // Values of every length, ten-byte ones included.
+                let v = rng() >> (rng() % 64);
+                let mut x = v;
+                while x >= 0x80 {
+                    buf.push(x as u8 | 0x80);
+                    x >>= 7;
+                }
+                buf.push(x as u8);
+            }
+            check(&buf);
+            // A tenth byte above 1 somewhere.
+            if let Some(i) = buf.iter().position(|&b| b == 1) {
+                let mut bad = buf.clone();
+                bad[i] = 2;
+                check(&bad);
+            }
+        }
+    }
+
+    #[test]
+    fn long_runs() {
+        let buf: Vec<u8> = (0..10_000u32).map(|i| (i % 128) as u8).collect();
+        let mut pos = 0;
+        assert!(skip_n(&buf, &mut pos, 10_000));
+        assert_eq!(pos, 10_000);
+        let mut pos = 0;
+        assert!(!skip_n(&buf, &mut pos, 10_001));
+        let two: Vec<u8> = [0x80u8, 0x01].repeat(5000);
+        let mut pos = 1;
+        assert!(skip_n(&two, &mut pos, 4999));
+        assert_eq!(pos, 1 + 1 + 2 * 4998);
+    }
+}
