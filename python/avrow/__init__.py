@@ -1,0 +1,354 @@
+"""avrow: Apache Avro to Apache Arrow, fast.
+
+Read Avro container files into pyarrow Tables (:func:`read_avro`) or streams of record
+batches (:func:`open_avro`), inspect them (:func:`read_schema`, :func:`read_info`), and write
+Arrow data as Avro (:func:`write_avro`). Decoding runs in Rust, on every core by default, with
+the GIL released; the data reaches Python through the Arrow C data interface without copies.
+
+>>> import avrow
+>>> table = avrow.read_avro("data.avro", columns=["id", "total"])   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+import shutil
+import tempfile
+import warnings
+from typing import Any, BinaryIO, Dict, Iterator, List, NamedTuple, Optional, Sequence, Union
+
+import pyarrow as pa
+
+from . import _avrow
+from .errors import (
+    AvrowError,
+    AvrowIOError,
+    EncodeError,
+    InternalError,
+    InvalidArgumentError,
+    InvalidFileError,
+    SchemaError,
+    UnsupportedError,
+)
+
+__all__ = [
+    "read_avro",
+    "open_avro",
+    "read_schema",
+    "read_info",
+    "write_avro",
+    "Reader",
+    "SkippedBlock",
+    "BadBlockWarning",
+    "AvrowError",
+    "InvalidFileError",
+    "SchemaError",
+    "AvrowIOError",
+    "EncodeError",
+    "UnsupportedError",
+    "InvalidArgumentError",
+    "InternalError",
+]
+
+Source = Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]], bytes, bytearray, memoryview, Any]
+
+
+def _source(source: Source) -> Any:
+    """The extension module's form of a source: a list of paths (globs expanded), bytes, or a
+    binary file-like object."""
+    if isinstance(source, (bytes, bytearray)):
+        return source
+    if isinstance(source, memoryview):
+        return source.tobytes()
+    if isinstance(source, (str, os.PathLike)):
+        return _paths([source])
+    if hasattr(source, "read"):
+        return source
+    if isinstance(source, (list, tuple)):
+        return _paths(source)
+    raise TypeError(
+        "source must be a path, a glob, a list of paths, bytes or a binary file-like object, "
+        f"not {type(source).__name__}"
+    )
+
+
+def _paths(items: Sequence[Any]) -> List[str]:
+    paths: List[str] = []
+    for item in items:
+        path = os.fspath(item)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if _glob.has_magic(path) and not os.path.exists(path):
+            matched = sorted(_glob.glob(path, recursive=True))
+            if not matched:
+                raise AvrowIOError(f"{path}: no file matches this pattern")
+            paths.extend(matched)
+        else:
+            paths.append(path)
+    if not paths:
+        raise AvrowIOError("no files to read")
+    return paths
+
+
+class SkippedBlock(NamedTuple):
+    """A block that ``skip_bad_blocks=True`` skipped."""
+
+    #: The input's name.
+    file: str
+    #: The input's position among the reader's inputs.
+    file_index: int
+    #: The block's index in its file (a damaged stretch hiding several blocks counts as one).
+    block: int
+    #: The first byte skipped.
+    start: int
+    #: The byte after the sync marker the reader resynchronised on (or the input's end).
+    end: int
+    #: The records the block's header declared, when it was readable.
+    records: Optional[int]
+    #: Why the block could not be read.
+    error: AvrowError
+
+
+class BadBlockWarning(UserWarning):
+    """:func:`read_avro` with ``skip_bad_blocks=True`` skipped a block (the warning's text names
+    the file, block, byte range and error)."""
+
+
+class Reader:
+    """Record batches of Avro data, decoded as they are asked for (memory stays bounded by a
+    few batches). Iterate it for :class:`pyarrow.RecordBatch` objects, or hand it to any
+    consumer of the Arrow PyCapsule stream interface (``pyarrow.RecordBatchReader.from_stream``,
+    ``pyarrow.table``, polars, DuckDB), which takes the remaining batches without copies.
+
+    Errors while iterating are :class:`AvrowError`; a consumer of the C stream sees the same
+    message as its own error type.
+    """
+
+    def __init__(self, inner: "_avrow.Reader") -> None:
+        self._inner = inner
+        self._schema = pa.Schema._import_from_c_capsule(inner.__arrow_c_schema__())
+        self._skipped: List[SkippedBlock] = []
+
+    @property
+    def skipped_blocks(self) -> List["SkippedBlock"]:
+        """The blocks skipped so far (with ``skip_bad_blocks=True``), in the order met: each a
+        :class:`SkippedBlock` with the file, block index, byte range, declared record count
+        and the error that made it unreadable."""
+        self._collect_skipped()
+        return list(self._skipped)
+
+    def _collect_skipped(self) -> None:
+        for item in self._inner.take_skipped():
+            self._skipped.append(SkippedBlock(**item))
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The Arrow schema of the batches (known before the first one is decoded)."""
+        return self._schema
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        batch = self.read_next_batch()
+        if batch is None:
+            raise StopIteration
+        return batch
+
+    def read_next_batch(self) -> Optional[pa.RecordBatch]:
+        """The next batch, or ``None`` at the end."""
+        batch = self._inner.read_next_batch()
+        self._collect_skipped()
+        return None if batch is None else pa.record_batch(batch)
+
+    def read_all(self) -> pa.Table:
+        """The remaining batches as one :class:`pyarrow.Table`."""
+        table = pa.table(self._inner.read_all())
+        self._collect_skipped()
+        return table
+
+    def __arrow_c_schema__(self) -> Any:
+        return self._inner.__arrow_c_schema__()
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        return self._inner.__arrow_c_stream__(requested_schema)
+
+    def close(self) -> None:
+        """Stop reading and release the input."""
+        self._inner.close()
+
+    def __enter__(self) -> "Reader":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"avrow.Reader(schema={self._schema!r})"
+
+
+def open_avro(
+    source: Source,
+    *,
+    columns: Optional[Sequence[str]] = None,
+    batch_size: Optional[int] = None,
+    threads: Optional[int] = None,
+    reader_schema: Optional[Union[str, Dict[str, Any]]] = None,
+    max_recursion_depth: int = 16,
+    utf8_view: bool = False,
+    skip_bad_blocks: bool = False,
+) -> Reader:
+    """Open Avro data for reading batch by batch.
+
+    ``source``: a path (``str`` or path-like), a glob (``"data/*.avro"``), a list of paths
+    (read in order, as one stream), ``bytes``/``bytearray``/``memoryview`` holding a whole
+    file, or a binary file-like object (read with its ``read`` method).
+
+    ``columns``: the columns to decode, as names or dotted paths into records
+    (``"lines.sku"``); the others are skipped. ``batch_size``: rows per batch (default 8192).
+    ``threads``: decoding threads (default and 0: every core; 1 decodes on the calling
+    thread).
+    ``reader_schema``: an Avro schema (JSON text or a dict) to read the data as (schema
+    resolution: fields added with defaults, removed, reordered, promoted).
+    ``max_recursion_depth``: how deep recursive types are followed. ``utf8_view``: strings as
+    ``string_view`` instead of ``string``.
+    ``skip_bad_blocks``: skip a damaged block whole, resynchronise on the next sync marker and
+    go on (:attr:`Reader.skipped_blocks` lists what was skipped); by default the first damaged
+    block raises :class:`InvalidFileError`.
+    """
+    for name, value in (("threads", threads), ("batch_size", batch_size), ("max_recursion_depth", max_recursion_depth)):
+        if value is not None and (not isinstance(value, int) or value < 0):
+            raise InvalidArgumentError(f"{name} must be a non-negative integer, not {value!r}")
+    return Reader(
+        _avrow.open(
+            _source(source),
+            columns=None if columns is None else list(columns),
+            batch_size=batch_size,
+            threads=threads,
+            reader_schema=_schema_json(reader_schema),
+            max_recursion_depth=max_recursion_depth,
+            utf8_view=utf8_view,
+            skip_bad_blocks=bool(skip_bad_blocks),
+        )
+    )
+
+
+def read_avro(
+    source: Source,
+    *,
+    columns: Optional[Sequence[str]] = None,
+    batch_size: Optional[int] = None,
+    threads: Optional[int] = None,
+    reader_schema: Optional[Union[str, Dict[str, Any]]] = None,
+    max_recursion_depth: int = 16,
+    utf8_view: bool = False,
+    skip_bad_blocks: bool = False,
+) -> pa.Table:
+    """Read Avro data whole into a :class:`pyarrow.Table`; arguments as :func:`open_avro`.
+
+    With ``skip_bad_blocks=True`` each skipped block is reported as a :class:`BadBlockWarning`.
+
+    >>> import avrow, polars as pl                                       # doctest: +SKIP
+    >>> df = pl.from_arrow(avrow.read_avro("data.avro"))                 # doctest: +SKIP
+    """
+    reader = open_avro(
+        source,
+        columns=columns,
+        batch_size=batch_size,
+        threads=threads,
+        reader_schema=reader_schema,
+        max_recursion_depth=max_recursion_depth,
+        utf8_view=utf8_view,
+        skip_bad_blocks=skip_bad_blocks,
+    )
+    table = reader.read_all()
+    for b in reader.skipped_blocks:
+        warnings.warn(
+            f"{b.file}: block {b.block} (bytes {b.start}..{b.end}) skipped: {b.error}",
+            BadBlockWarning,
+            stacklevel=2,
+        )
+    return table
+
+
+def read_schema(source: Source) -> str:
+    """The writer schema of Avro data (of the first file) as Avro JSON text."""
+    return _avrow.read_schema(_source(source))
+
+
+def read_info(source: Source) -> Dict[str, Any]:
+    """What the header and the block headers of Avro data say, without decoding records:
+    ``codec``, ``sync_marker`` (hex), ``blocks``, ``records``, ``compressed_bytes`` (of the
+    blocks' data), ``header_bytes``, ``metadata`` (``dict`` of ``bytes``) and ``schema``
+    (JSON text)."""
+    return _avrow.read_info(_source(source))
+
+
+def write_avro(
+    data: Any,
+    dest: Union[str, "os.PathLike[str]", BinaryIO],
+    *,
+    codec: str = "deflate",
+    level: Optional[int] = None,
+    block_size: Optional[int] = None,
+    threads: Optional[int] = None,
+    avro_schema: Optional[Union[str, Dict[str, Any]]] = None,
+    metadata: Optional[Dict[str, Union[str, bytes]]] = None,
+) -> int:
+    """Write Arrow data as an Avro container file; returns the rows written.
+
+    ``data``: anything exporting the Arrow PyCapsule interface: ``__arrow_c_stream__``
+    (:class:`pyarrow.Table`, :class:`pyarrow.RecordBatchReader`, a polars ``DataFrame``, an
+    :class:`avrow.Reader`) or ``__arrow_c_array__`` (:class:`pyarrow.RecordBatch`, a struct
+    array). ``dest``: a path, or a binary file-like object (anything with ``write``).
+    ``codec``: ``none``, ``deflate`` (default: every Avro reader has it), ``snappy``, ``zstd``,
+    ``bzip2`` or ``xz``; ``level`` its level. ``block_size``: uncompressed bytes per block
+    (default 1 MiB). ``threads``: encoding threads (default and 0: every core).
+    ``avro_schema``: the Avro schema to write (default: the one avrow's reader recorded in the
+    Arrow schema, else derived from it). ``metadata``: extra header entries.
+
+    A path is written under a temporary name beside it and renamed when complete; a file
+    object receives the file only once it is complete. On an error nothing is left behind.
+
+    >>> avrow.write_avro(table, "out.avro", codec="zstd")                # doctest: +SKIP
+    """
+    for name, value in (("block_size", block_size), ("threads", threads)):
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+            raise InvalidArgumentError(f"{name} must be a non-negative integer, not {value!r}")
+    if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not -(1 << 31) <= level < 1 << 31):
+        raise InvalidArgumentError(f"level must be an integer, not {level!r}")
+    if not isinstance(codec, str):
+        raise InvalidArgumentError(f"codec must be a string, not {codec!r}")
+    if not hasattr(data, "__arrow_c_stream__") and hasattr(data, "__arrow_c_array__"):
+        data = pa.Table.from_batches([pa.record_batch(data)])
+    meta = None
+    if metadata is not None:
+        meta = {k: v.encode() if isinstance(v, str) else bytes(v) for k, v in metadata.items()}
+    options = dict(
+        codec=codec,
+        level=level,
+        block_size=block_size,
+        threads=threads,
+        avro_schema=_schema_json(avro_schema),
+        metadata=meta,
+    )
+    if isinstance(dest, (str, os.PathLike)):
+        return _avrow.write(data, os.fspath(dest), **options)
+    if not hasattr(dest, "write"):
+        raise TypeError(f"dest must be a path or a binary file-like object, not {type(dest).__name__}")
+    # The file is made whole on disk first, so that an error leaves the file object untouched.
+    with tempfile.TemporaryDirectory(prefix="avrow-") as tmp:
+        path = os.path.join(tmp, "out.avro")
+        rows = _avrow.write(data, path, **options)
+        with open(path, "rb") as f:
+            shutil.copyfileobj(f, dest, 1 << 20)
+    return rows
+
+
+def _schema_json(schema: Optional[Union[str, Dict[str, Any]]]) -> Optional[str]:
+    if schema is None or isinstance(schema, str):
+        return schema
+    import json
+
+    return json.dumps(schema)

@@ -1,0 +1,104 @@
+//! What a Python `source` argument names: files (the Python side has expanded globs and
+//! path-like objects into a list of paths), bytes in memory, or a binary file-like object read
+//! through its `read` method.
+
+use crate::errors::to_py_msg;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyList};
+use std::io::{self, Read};
+
+pub(crate) enum Source {
+    Paths(Vec<String>),
+    Bytes(bytes::Bytes),
+    Stream(PyRead),
+}
+
+impl Source {
+    pub(crate) fn extract(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
+        if let Ok(list) = obj.cast::<PyList>() {
+            let paths: Vec<String> = list.extract()?;
+            if paths.is_empty() {
+                return Err(to_py_msg("AvrowIOError", "no files to read"));
+            }
+            return Ok(Source::Paths(paths));
+        }
+        if let Ok(b) = obj.cast::<PyBytes>() {
+            return Ok(Source::Bytes(bytes::Bytes::copy_from_slice(b.as_bytes())));
+        }
+        if let Ok(b) = obj.cast::<PyByteArray>() {
+            return Ok(Source::Bytes(bytes::Bytes::from(b.to_vec())));
+        }
+        if obj.hasattr("read")? {
+            return Ok(Source::Stream(PyRead(obj.clone().unbind())));
+        }
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            "source must be a path, a list of paths, bytes or a binary file-like object, not {}",
+            obj.get_type().name()?
+        )))
+    }
+
+    pub(crate) fn open(self, builder: avrow::ReaderBuilder) -> avrow::Result<avrow::Reader> {
+        match self {
+            Source::Paths(paths) if paths.len() == 1 => builder.open(&paths[0]),
+            Source::Paths(paths) => builder.open_many(paths),
+            Source::Bytes(b) => builder.read_bytes(b),
+            Source::Stream(s) => builder.read_stream(s),
+        }
+    }
+
+    /// The source's name in messages: its (first) path, `<bytes>` or `<stream>`.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Source::Paths(paths) => paths[0].clone(),
+            Source::Bytes(_) => "<bytes>".into(),
+            Source::Stream(_) => "<stream>".into(),
+        }
+    }
+
+    /// The blocks of the source (of its first file).
+    pub(crate) fn blocks(self) -> avrow::Result<avrow::BlockReader> {
+        match self {
+            Source::Paths(paths) => avrow::BlockReader::open(&paths[0]),
+            Source::Bytes(b) => avrow::BlockReader::from_bytes(b),
+            Source::Stream(s) => avrow::BlockReader::from_stream(s),
+        }
+    }
+}
+
+/// A Python binary file-like object as [`Read`]: each read takes the GIL and calls
+/// `read(n)`, which must return `bytes` (or a bytes-like object) of at most `n` bytes.
+pub(crate) struct PyRead(Py<PyAny>);
+
+impl Read for PyRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        Python::attach(|py| {
+            let data = self
+                .0
+                .bind(py)
+                .call_method1("read", (buf.len(),))
+                .map_err(|e| io::Error::other(e.to_string()))?;
+            let n = if let Ok(b) = data.cast::<PyBytes>() {
+                let b = b.as_bytes();
+                copy(buf, b)?
+            } else {
+                let v: Vec<u8> = data.extract().map_err(|_| {
+                    io::Error::other("the file object's read() returned something other than bytes")
+                })?;
+                copy(buf, &v)?
+            };
+            Ok(n)
+        })
+    }
+}
+
+fn copy(buf: &mut [u8], b: &[u8]) -> io::Result<usize> {
+    if b.len() > buf.len() {
+        return Err(io::Error::other(format!(
+            "the file object's read({}) returned {} bytes",
+            buf.len(),
+            b.len()
+        )));
+    }
+    buf[..b.len()].copy_from_slice(b);
+    Ok(b.len())
+}

@@ -1,0 +1,144 @@
+"""Bad input raises avrow's exceptions (never crashes the interpreter), naming the file,
+block, offset, record and field like the Rust error does."""
+
+import os
+
+import pytest
+
+import avrow
+from conftest import ORDER
+
+
+def test_missing_file_is_an_io_error(tmp_path):
+    missing = str(tmp_path / "missing.avro")
+    with pytest.raises(avrow.AvrowIOError) as e:
+        avrow.read_avro(missing)
+    assert isinstance(e.value, OSError)
+    assert e.value.file == missing
+
+
+def test_not_avro_is_an_invalid_file():
+    with pytest.raises(avrow.InvalidFileError, match="magic") as e:
+        avrow.read_avro(b"PAR1 not avro at all")
+    assert e.value.file == "<bytes>"
+    assert e.value.offset == 0
+    with pytest.raises(avrow.InvalidFileError):
+        avrow.read_avro(b"")
+
+
+def test_every_truncation_raises_or_reads_whole_blocks():
+    data = open(ORDER, "rb").read()
+    rows = avrow.read_avro(data).num_rows
+    for cut in list(range(0, 700, 37)) + list(range(700, len(data), len(data) // 40)):
+        try:
+            t = avrow.read_avro(data[:cut])
+        except avrow.InvalidFileError as e:
+            assert e.file == "<bytes>"
+            continue
+        # A cut at a block boundary is a shorter valid file.
+        assert t.num_rows < rows
+
+
+def _file(schema: str, blocks):
+    """A container file with the null codec and the given (count, data) blocks."""
+    def long(v):
+        z = (v << 1) ^ (v >> 63)
+        out = bytearray()
+        while z >= 0x80:
+            out.append(z & 0x7F | 0x80)
+            z >>= 7
+        out.append(z)
+        return bytes(out)
+
+    def string(b):
+        return long(len(b)) + b
+
+    sync = bytes(range(16))
+    out = b"Obj\x01" + long(1) + string(b"avro.schema") + string(schema.encode()) + long(0) + sync
+    for count, data in blocks:
+        out += long(count) + long(len(data)) + data + sync
+    return out, long, string
+
+
+def test_hostile_counts_are_errors_not_allocations():
+    schema = '{"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"long"}}]}'
+    _, long, _ = _file(schema, [])
+    # One record claiming 2^60 items in a few bytes.
+    data, _, _ = _file(schema, [(1, long(1 << 60) + b"\x02\x04")])
+    with pytest.raises(avrow.InvalidFileError) as e:
+        avrow.read_avro(data)
+    assert e.value.block == 0
+    assert e.value.field_path == "xs"
+    # A block claiming 2^62 records.
+    data, _, _ = _file(schema, [(1 << 62, b"\x00")])
+    with pytest.raises(avrow.InvalidFileError):
+        avrow.read_avro(data)
+
+
+def test_bad_values_name_record_and_field():
+    schema = ('{"type":"record","name":"R","fields":[{"name":"a","type":"long"},'
+              '{"name":"e","type":{"type":"enum","name":"E","symbols":["X","Y"]}}]}')
+    _, long, _ = _file(schema, [])
+    rows = b"".join(long(i) + long(i % 2) for i in range(5)) + long(5) + long(7)
+    data, _, _ = _file(schema, [(6, rows)])
+    with pytest.raises(avrow.InvalidFileError, match="record 5") as e:
+        avrow.read_avro(data)
+    err = e.value
+    assert (err.block, err.record, err.field_path) == (0, 5, "e")
+    assert err.offset > 0 and err.offset_in_block > 0
+    # Iterating reports the same error after the good batches.
+    reader = avrow.open_avro(data, batch_size=2)
+    with pytest.raises(avrow.InvalidFileError, match="record 5"):
+        for _ in reader:
+            pass
+
+
+def test_a_stream_consumer_gets_the_message():
+    import pyarrow as pa
+
+    data = open(ORDER, "rb").read()
+    cut = data[: len(data) - 100]
+    with pytest.raises(pa.ArrowException, match="block"):
+        pa.RecordBatchReader.from_stream(avrow.open_avro(cut)).read_all()
+
+
+def test_invalid_arguments():
+    with pytest.raises(avrow.InvalidArgumentError):
+        avrow.read_avro(ORDER, batch_size=0)
+    with pytest.raises(avrow.InvalidArgumentError, match="threads"):
+        avrow.read_avro(ORDER, threads=-1)
+    with pytest.raises(ValueError):
+        avrow.read_avro(ORDER, batch_size=-5)
+
+
+def test_skip_bad_blocks_reads_the_rest_and_reports_what_it_skipped():
+    schema = '{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}'
+    data, long, _ = _file(schema, [(2, b"\x02\x04"), (2, b"\x06"), (1, b"\x08")])
+    # The middle block declares two records but holds one: an error by default...
+    with pytest.raises(avrow.InvalidFileError) as e:
+        avrow.read_avro(data)
+    assert e.value.block == 1
+    # ...skipped on request, with a warning naming the block for read_avro...
+    with pytest.warns(avrow.BadBlockWarning, match="block 1"):
+        t = avrow.read_avro(data, skip_bad_blocks=True)
+    assert t.column("x").to_pylist() == [1, 2, 4]
+    # ...and listed by the streaming reader.
+    with avrow.open_avro(data, skip_bad_blocks=True, threads=1) as r:
+        assert [v for b in r for v in b.column(0).to_pylist()] == [1, 2, 4]
+        skipped = r.skipped_blocks
+    assert len(skipped) == 1
+    s = skipped[0]
+    assert (s.file, s.file_index, s.block, s.records) == ("<bytes>", 0, 1, 2)
+    assert 0 < s.start < s.end <= len(data)
+    assert isinstance(s.error, avrow.InvalidFileError)
+    assert s.error.block == 1
+
+
+def test_info_refuses_record_counts_past_u64():
+    schema = '{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}'
+    # Four blocks declaring 2^62 records each: 2^64 in all.
+    data, _, _ = _file(schema, [(1 << 62, b"\x02")] * 4)
+    with pytest.raises(avrow.InvalidFileError, match="block 3"):
+        avrow.read_info(data)
+    data, _, _ = _file(schema, [(1 << 62, b"\x02")] * 3)
+    assert avrow.read_info(data)["records"] == 3 << 62
