@@ -78,9 +78,12 @@ pub(crate) fn read_header(object: &Object) -> avrow::Result<HeaderBytes> {
                     header,
                 });
             }
-            // A header cut short by the prefix: fetch more, unless this was all there is.
-            Err(e) if got == want && want < object.size.min(MAX_HEADER) => {
-                drop(e);
+            // A header cut short by the prefix: fetch more, unless this was all there is. Any
+            // other error (not Avro, a malformed header) is final: no larger GET would mend it.
+            Err(avrow::Error::Header {
+                kind: avrow::HeaderErrorKind::Truncated { .. },
+                ..
+            }) if got == want && want < object.size.min(MAX_HEADER) => {
                 want = (want * 2).min(object.size.min(MAX_HEADER));
             }
             Err(e) => return Err(rename(e, &object.name())),

@@ -18,7 +18,7 @@ use errors::{to_py, to_py_msg};
 use export::{stream_capsule, Batch, Batches, SignalChecked};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use source::Source;
+use source::{to_py_from, RaisedSlot, Source};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -94,6 +94,8 @@ struct Reader {
     schema: SchemaRef,
     /// Set by `close`: a batch decoding on another thread then does not put the reader back.
     closed: AtomicBool,
+    /// A file object's exceptions (for a file-object source).
+    raised: Option<RaisedSlot>,
 }
 
 impl Reader {
@@ -119,7 +121,8 @@ impl Reader {
         let mut r = self.take()?;
         let next = py.detach(|| r.next());
         self.put_back(r);
-        next.transpose().map_err(to_py)
+        next.transpose()
+            .map_err(|e| to_py_from(e, self.raised.as_ref()))
     }
 }
 
@@ -220,11 +223,15 @@ fn open(
     };
     let builder = options.builder()?;
     let source = Source::extract(&source)?;
-    let reader = py.detach(|| source.open(builder)).map_err(to_py)?;
+    let raised = source.raised();
+    let reader = py
+        .detach(|| source.open(builder))
+        .map_err(|e| to_py_from(e, raised.as_ref()))?;
     Ok(Reader {
         schema: reader.schema(),
         inner: Mutex::new(Some(reader)),
         closed: AtomicBool::new(false),
+        raised,
     })
 }
 
@@ -232,7 +239,10 @@ fn open(
 #[pyfunction]
 fn read_schema(py: Python<'_>, source: Bound<'_, PyAny>) -> PyResult<String> {
     let source = Source::extract(&source)?;
-    let blocks = py.detach(|| source.blocks()).map_err(to_py)?;
+    let raised = source.raised();
+    let blocks = py
+        .detach(|| source.blocks())
+        .map_err(|e| to_py_from(e, raised.as_ref()))?;
     Ok(blocks.header().schema().json().to_string())
 }
 
@@ -242,7 +252,10 @@ fn read_schema(py: Python<'_>, source: Bound<'_, PyAny>) -> PyResult<String> {
 fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let source = Source::extract(&source)?;
     let name = source.name();
-    let blocks = py.detach(|| source.blocks()).map_err(to_py)?;
+    let raised = source.raised();
+    let blocks = py
+        .detach(|| source.blocks())
+        .map_err(|e| to_py_from(e, raised.as_ref()))?;
     let header = blocks.header().clone();
     let (count, records, compressed) = py
         .detach(|| {
@@ -269,7 +282,7 @@ fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<
             Ok::<_, InfoError>(totals)
         })
         .map_err(|e| match e {
-            InfoError::Avrow(e) => to_py(e),
+            InfoError::Avrow(e) => to_py_from(e, raised.as_ref()),
             InfoError::Python(e) => e,
         })?;
     let info = PyDict::new(py);

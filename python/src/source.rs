@@ -6,6 +6,11 @@ use crate::errors::to_py_msg;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyList};
 use std::io::{self, Read};
+use std::sync::{Arc, Mutex};
+
+/// The exception a file object's `read` raised, kept so that the call that read it raises that
+/// exception itself (a `KeyboardInterrupt` stays one), not avrow's I/O error about it.
+pub(crate) type RaisedSlot = Arc<Mutex<Option<PyErr>>>;
 
 pub(crate) enum Source {
     Paths(Vec<String>),
@@ -29,7 +34,10 @@ impl Source {
             return Ok(Source::Bytes(bytes::Bytes::from(b.to_vec())));
         }
         if obj.hasattr("read")? {
-            return Ok(Source::Stream(PyRead(obj.clone().unbind())));
+            return Ok(Source::Stream(PyRead(
+                obj.clone().unbind(),
+                RaisedSlot::default(),
+            )));
         }
         Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "source must be a path, a list of paths, bytes or a binary file-like object, not {}",
@@ -43,6 +51,14 @@ impl Source {
             Source::Paths(paths) => builder.open_many(paths),
             Source::Bytes(b) => builder.read_bytes(b),
             Source::Stream(s) => builder.read_stream(s),
+        }
+    }
+
+    /// Where a file object's exceptions are kept (`None` for other sources).
+    pub(crate) fn raised(&self) -> Option<RaisedSlot> {
+        match self {
+            Source::Stream(s) => Some(Arc::clone(&s.1)),
+            _ => None,
         }
     }
 
@@ -67,7 +83,7 @@ impl Source {
 
 /// A Python binary file-like object as [`Read`]: each read takes the GIL and calls
 /// `read(n)`, which must return `bytes` (or a bytes-like object) of at most `n` bytes.
-pub(crate) struct PyRead(Py<PyAny>);
+pub(crate) struct PyRead(Py<PyAny>, RaisedSlot);
 
 impl Read for PyRead {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
@@ -76,7 +92,11 @@ impl Read for PyRead {
                 .0
                 .bind(py)
                 .call_method1("read", (buf.len(),))
-                .map_err(|e| io::Error::other(e.to_string()))?;
+                .map_err(|e| {
+                    let text = format!("the file object's read() raised {e}");
+                    *self.1.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    io::Error::other(text)
+                })?;
             let n = if let Ok(b) = data.cast::<PyBytes>() {
                 let b = b.as_bytes();
                 copy(buf, b)?
@@ -101,4 +121,14 @@ fn copy(buf: &mut [u8], b: &[u8]) -> io::Result<usize> {
     }
     buf[..b.len()].copy_from_slice(b);
     Ok(b.len())
+}
+
+/// The Python exception for `e`: the one a file object's `read` raised (taken from `raised`):
+/// `e` is then its consequence; else avrow's.
+pub(crate) fn to_py_from(e: avrow::Error, raised: Option<&RaisedSlot>) -> PyErr {
+    let kept = raised.and_then(|slot| slot.lock().unwrap_or_else(|p| p.into_inner()).take());
+    match kept {
+        Some(original) => original,
+        None => crate::errors::to_py(e),
+    }
 }

@@ -142,3 +142,30 @@ def test_info_refuses_record_counts_past_u64():
         avrow.read_info(data)
     data, _, _ = _file(schema, [(1 << 62, b"\x02")] * 3)
     assert avrow.read_info(data)["records"] == 3 << 62
+
+
+def test_a_file_objects_own_exception_is_raised_as_it_is():
+    import io
+
+    data = open(ORDER, "rb").read()
+
+    class Failing(io.RawIOBase):
+        def __init__(self, after):
+            self.inner = io.BytesIO(data)
+            self.after = after
+
+        def readable(self):
+            return True
+
+        def read(self, n=-1):
+            if self.inner.tell() >= self.after:
+                raise ValueError("the disk is on fire")
+            return self.inner.read(min(n, 4096))
+
+    # While the header is read (opening), and while blocks are read (iterating).
+    for after, call in [(0, avrow.open_avro), (len(data) // 2, avrow.read_avro)]:
+        with pytest.raises(ValueError, match="the disk is on fire") as e:
+            call(Failing(after), threads=1)
+        assert not isinstance(e.value, avrow.AvrowError)
+    with pytest.raises(ValueError, match="on fire"):
+        avrow.read_info(Failing(len(data) // 2))

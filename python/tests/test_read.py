@@ -175,11 +175,13 @@ def test_ctrl_c_stops_a_read_between_batches(tmp_path):
     # background job of a non-interactive shell): then interrupt_main() would do nothing.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        threading.Timer(0.05, _thread.interrupt_main).start()
+        # One call that decodes 20 000 batches in Rust: the signal must stop it inside,
+        # between batches, and leave the rest of the file unread.
+        reader = avrow.open_avro(path, batch_size=100, threads=1)
+        threading.Timer(0.02, _thread.interrupt_main).start()
         with pytest.raises(KeyboardInterrupt):
-            # Each read takes a while in batches of 100 rows; the signal lands in one of them.
-            for _ in range(50):
-                avrow.read_avro(path, batch_size=100, threads=1)
+            reader.read_all()
+        assert reader.read_next_batch() is not None, "the read ran to the end of the file"
     finally:
         signal.signal(signal.SIGINT, previous)
 

@@ -4,15 +4,18 @@
 
 use super::stdout;
 use crate::args::{SqlArgs, SqlFormat};
+use crate::error::usage;
 use crate::output;
 use crate::writers::csv::CsvWriter;
 use crate::writers::json;
 use crate::writers::BatchWriter;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use arrow::json::writer::LineDelimited;
 use arrow::util::pretty::pretty_format_batches_with_schema;
 use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
+use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use futures::StreamExt;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -20,7 +23,22 @@ use std::sync::Arc;
 fn table(arg: &str) -> Result<(&str, &str)> {
     match arg.split_once('=') {
         Some((name, path)) if !name.is_empty() && !path.is_empty() => Ok((name, path)),
-        _ => bail!("--table takes NAME=PATH_OR_GLOB, not '{arg}'"),
+        _ => Err(usage(format!(
+            "--table takes NAME=PATH_OR_GLOB, not '{arg}'"
+        ))),
+    }
+}
+
+/// A query that cannot be planned (a syntax error, an unknown table or column, a type error,
+/// something DataFusion does not implement) is a usage error, whatever the data; errors while
+/// reading the tables stay data errors.
+fn query_error(e: DataFusionError) -> anyhow::Error {
+    match e.find_root() {
+        DataFusionError::SQL(..)
+        | DataFusionError::Plan(..)
+        | DataFusionError::SchemaError(..)
+        | DataFusionError::NotImplemented(..) => usage(format!("the query: {e}")),
+        _ => anyhow!(e),
     }
 }
 
@@ -44,45 +62,52 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("cannot start the query runtime")?;
-    let (schema, batches) = runtime.block_on(async {
+    runtime.block_on(async {
+        // `enable_url_table`: a lone file may be queried by its path (`FROM 'data.avro'`).
         let ctx = SessionContext::new_with_config(
             SessionConfig::new().with_target_partitions(partitions),
-        );
+        )
+        .enable_url_table();
         avrow_datafusion::register(&ctx).map_err(|e| anyhow!(e))?;
         for (name, path) in &tables {
             ctx.register_avrow(name, path, AvrowReadOptions::default())
                 .await
                 .map_err(|e| anyhow!("table {name} ({path}): {e}"))?;
         }
-        let df = ctx.sql(&args.sql).await.map_err(|e| anyhow!(e))?;
+        let df = ctx.sql(&args.sql).await.map_err(query_error)?;
         let schema = Arc::new(df.schema().as_arrow().clone());
-        let batches = df.collect().await.map_err(|e| anyhow!(e))?;
-        Ok::<_, anyhow::Error>((schema, batches))
+        match args.format {
+            // A table's column widths depend on every row: the answer is collected first.
+            SqlFormat::Table => {
+                let batches = df.collect().await.map_err(|e| anyhow!(e))?;
+                let mut out = stdout();
+                let table = pretty_format_batches_with_schema(schema, &batches)?;
+                writeln!(out, "{table}")?;
+                out.flush()?;
+            }
+            // Rows for scripts are written as their batches arrive: memory stays bounded
+            // whatever the size of the answer.
+            SqlFormat::Json => {
+                let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
+                let mut out = stdout();
+                let mut writer = json::builder().build::<_, LineDelimited>(&mut out);
+                while let Some(batch) = stream.next().await {
+                    writer.write(&batch.map_err(|e| anyhow!(e))?)?;
+                }
+                writer.finish()?;
+                out.flush()?;
+            }
+            SqlFormat::Csv => {
+                let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
+                let mut writer: Box<dyn BatchWriter> =
+                    Box::new(CsvWriter::new(output::stdout(), schema));
+                while let Some(batch) = stream.next().await {
+                    writer.write(&batch.map_err(|e| anyhow!(e))?)?;
+                }
+                writer.finish()?.flush()?;
+            }
+        }
+        Ok::<_, anyhow::Error>(())
     })?;
-    match args.format {
-        SqlFormat::Table => {
-            let mut out = stdout();
-            let table = pretty_format_batches_with_schema(schema, &batches)?;
-            writeln!(out, "{table}")?;
-            out.flush()?;
-        }
-        SqlFormat::Json => {
-            let mut out = stdout();
-            let mut writer = json::builder().build::<_, LineDelimited>(&mut out);
-            for batch in &batches {
-                writer.write(batch)?;
-            }
-            writer.finish()?;
-            out.flush()?;
-        }
-        SqlFormat::Csv => {
-            let mut writer: Box<dyn BatchWriter> =
-                Box::new(CsvWriter::new(output::stdout(), schema));
-            for batch in &batches {
-                writer.write(batch)?;
-            }
-            writer.finish()?.flush()?;
-        }
-    }
     Ok(())
 }

@@ -98,3 +98,65 @@ fn errors_name_the_table_and_the_file() {
         .failure()
         .stderr(contains("cut.avro").and(contains("block")));
 }
+
+#[test]
+fn a_bad_query_is_a_usage_error() {
+    let table = format!("o={}", sample("order").display());
+    for (q, says) in [
+        ("SELEC 1", "SELEC"),
+        ("SELECT nope FROM o", "nope"),
+        ("SELECT * FROM missing_table", "missing_table"),
+        ("SELECT sum(customer) FROM o", "sum"),
+    ] {
+        avrow()
+            .args(["sql", "--table", &table, q])
+            .assert()
+            .code(2)
+            .stderr(contains(says));
+    }
+    avrow()
+        .args(["sql", "--table", "nonsense", "SELECT 1"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn globs_and_lone_files_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["a.avro", "b.avro"] {
+        std::fs::copy(sample("order"), dir.path().join(name)).unwrap();
+    }
+    std::fs::write(dir.path().join("c.txt"), "not avro").unwrap();
+    let glob = format!("t={}/*.avro", dir.path().display());
+    assert_eq!(
+        sql(&[
+            "--table",
+            &glob,
+            "--format",
+            "csv",
+            "SELECT count(*) AS n FROM t"
+        ]),
+        "n\n3000\n"
+    );
+    // A directory: its .avro files.
+    let all = format!("t={}/", dir.path().display());
+    assert_eq!(
+        sql(&[
+            "--table",
+            &all,
+            "--format",
+            "csv",
+            "SELECT count(*) AS n FROM t"
+        ]),
+        "n\n3000\n"
+    );
+    // No --table: the file named in the query.
+    let q = format!(
+        "SELECT paid, count(*) AS n FROM '{}' GROUP BY paid ORDER BY paid",
+        dir.path().join("a.avro").display()
+    );
+    assert_eq!(
+        sql(&["--format", "csv", &q]),
+        "paid,n\nfalse,168\ntrue,1332\n"
+    );
+}

@@ -30,8 +30,22 @@ impl WorkerResolver for Localhost {
 /// `n` workers on localhost ports, each counting the tasks it was sent, and a coordinator
 /// that splits scans into tasks of ~`bytes` bytes.
 async fn cluster(n: usize, bytes: usize) -> (SessionContext, Arc<AtomicUsize>) {
+    let (ctx, tasks, _workers) = cluster_with_workers(n, bytes).await;
+    (ctx, tasks)
+}
+
+/// [`cluster`], with the workers' server tasks (abort one to kill that worker).
+async fn cluster_with_workers(
+    n: usize,
+    bytes: usize,
+) -> (
+    SessionContext,
+    Arc<AtomicUsize>,
+    Vec<tokio::task::JoinHandle<()>>,
+) {
     let tasks = Arc::new(AtomicUsize::new(0));
     let mut ports = Vec::new();
+    let mut workers = Vec::new();
     for _ in 0..n {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         ports.push(listener.local_addr().unwrap().port());
@@ -40,13 +54,13 @@ async fn cluster(n: usize, bytes: usize) -> (SessionContext, Arc<AtomicUsize>) {
             seen.fetch_add(1, Ordering::Relaxed);
             async move { Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build()) }
         });
-        tokio::spawn(async move {
+        workers.push(tokio::spawn(async move {
             tonic::transport::Server::builder()
                 .add_service(worker.into_worker_server())
                 .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
                 .await
                 .unwrap();
-        });
+        }));
     }
     let state = SessionStateBuilder::new()
         .with_default_features()
@@ -59,7 +73,7 @@ async fn cluster(n: usize, bytes: usize) -> (SessionContext, Arc<AtomicUsize>) {
         .build();
     let ctx = SessionContext::from(state);
     avrow_datafusion::register(&ctx).unwrap();
-    (ctx, tasks)
+    (ctx, tasks, workers)
 }
 
 /// A Telemetry file of 30 000 records in blocks of 500 (~2.5 MB).
@@ -85,6 +99,8 @@ async fn queries_on_two_workers_equal_one_node() {
     let dir = tempfile::tempdir().unwrap();
     let path = telemetry(dir.path());
     let order = crate::common::sample("order.avro");
+    // The same orders in other blocks: the other side of a join.
+    let order2 = crate::common::small_blocks(dir.path(), 8192);
     let (ctx, tasks) = cluster(2, 256 << 10).await;
     let single = avrow_ctx(2);
     for c in [&ctx, &single] {
@@ -92,6 +108,9 @@ async fn queries_on_two_workers_equal_one_node() {
             .await
             .unwrap();
         c.register_avrow("o", order.to_str().unwrap(), AvrowReadOptions::default())
+            .await
+            .unwrap();
+        c.register_avrow("o2", order2.to_str().unwrap(), AvrowReadOptions::default())
             .await
             .unwrap();
     }
@@ -103,6 +122,9 @@ async fn queries_on_two_workers_equal_one_node() {
         "SELECT sum(array_length(samples)) FROM t",
         "SELECT id, total FROM o WHERE paid ORDER BY id LIMIT 7",
         "SELECT count(*) FROM o WHERE note IS NULL",
+        "SELECT a.paid, count(*), sum(b.item_count), round(sum(b.total), 2) FROM o a JOIN o2 b ON a.id = b.id \
+         GROUP BY a.paid ORDER BY a.paid",
+        "SELECT id, lines[1]['sku'], attributes FROM o2 ORDER BY id LIMIT 5",
     ];
     for sql in queries {
         let want = text(&query(&single, sql).await);
@@ -165,5 +187,31 @@ async fn the_codec_round_trips_a_scan() {
     assert_eq!(
         text(&run(back).await.unwrap()),
         text(&run(plan).await.unwrap())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_worker_is_an_error_not_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = telemetry(dir.path());
+    let (ctx, _, workers) = cluster_with_workers(2, 256 << 10).await;
+    ctx.register_avrow("t", path.to_str().unwrap(), AvrowReadOptions::default())
+        .await
+        .unwrap();
+    let sql = "SELECT status, count(*) FROM t GROUP BY status ORDER BY status";
+    // The second worker is killed before it has served anything (no open connection to it
+    // lives on); the resolver still names it, and the planner gives it tasks.
+    workers[1].abort();
+    let _ = workers.into_iter().nth(1).unwrap().await;
+    let result = match ctx.sql(sql).await {
+        Ok(df) => df.collect().await.map(|b| text(&b)),
+        Err(e) => Err(e),
+    };
+    let err = result
+        .expect_err("a query with a dead worker must fail")
+        .to_string();
+    assert!(
+        err.contains("127.0.0.1") || err.to_lowercase().contains("connect"),
+        "the error should name the worker or the connection: {err}"
     );
 }

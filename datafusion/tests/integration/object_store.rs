@@ -18,11 +18,19 @@ use object_store::{
 };
 use url::Url;
 
-/// An in-memory store that records the byte ranges of every GET.
-#[derive(Default)]
-struct Recording {
-    inner: InMemory,
-    gets: Mutex<Vec<Range<u64>>>,
+/// A store (in memory, or any other) that records the byte ranges of every GET.
+pub struct Recording {
+    inner: Arc<dyn ObjectStore>,
+    pub gets: Mutex<Vec<Range<u64>>>,
+}
+
+impl Recording {
+    pub fn new(inner: Arc<dyn ObjectStore>) -> Self {
+        Recording {
+            inner,
+            gets: Mutex::default(),
+        }
+    }
 }
 
 impl fmt::Display for Recording {
@@ -95,7 +103,7 @@ async fn remote_ctx(
     stats: bool,
     files: &[&std::path::Path],
 ) -> (SessionContext, Arc<Recording>) {
-    let store = Arc::new(Recording::default());
+    let store = Arc::new(Recording::new(Arc::new(InMemory::new())));
     for f in files {
         let name = f.file_name().unwrap().to_str().unwrap();
         store
@@ -201,4 +209,22 @@ async fn statistics_from_an_object_store_count_rows() {
     .await;
     let plan = text(&query(&ctx, "EXPLAIN SELECT count(*) FROM t").await);
     assert!(plan.contains("1500 as count(*)"), "{plan}");
+}
+
+#[tokio::test]
+async fn an_object_that_is_not_avro_costs_one_small_get() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.avro");
+    std::fs::write(&junk, vec![b'x'; 4 << 20]).unwrap();
+    let (ctx, store) = remote_ctx(2, true, &[&junk]).await;
+    let err = ctx
+        .sql("CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 'memory://bucket/data/junk.avro'")
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("junk.avro") && err.contains("magic"), "{err}");
+    // Not a header cut short: no larger prefix is fetched after the first.
+    let gets = store.gets.lock().unwrap().clone();
+    let fetched: u64 = gets.iter().map(|r| r.end - r.start).sum();
+    assert!(fetched <= 64 << 10, "{fetched} bytes in {gets:?}");
 }
