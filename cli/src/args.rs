@@ -342,10 +342,17 @@ NAME; files of one table may have different schemas (missing columns read as nul
 split into byte ranges at their sync markers, so one large file is read by every partition.
 `SELECT count(*)` is answered from the block headers without decoding.
 
+With the `cloud` feature (cargo build --features cloud), PATH may be an object store URL:
+s3://BUCKET/..., gs://BUCKET/..., az://CONTAINER/..., with credentials and settings from the
+environment as DataFusion's CLI reads them (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_REGION, AWS_ENDPOINT, AWS_ALLOW_HTTP; GOOGLE_SERVICE_ACCOUNT; AZURE_STORAGE_ACCOUNT_NAME,
+AZURE_STORAGE_ACCOUNT_KEY, ...). Each split is read with ranged GETs.
+
 Examples:
   avrow sql --table orders=data/orders.avro \"SELECT count(*) FROM orders\"
   avrow sql --table t='logs/*.avro' --format csv \"SELECT level, count(*) FROM t GROUP BY level\"
-  avrow sql --table t=data/ --partitions 1 --format json \"SELECT * FROM t LIMIT 5\"";
+  avrow sql --table t=data/ --partitions 1 --format json \"SELECT * FROM t LIMIT 5\"
+  avrow sql --table t='s3://bucket/logs/*.avro' \"SELECT count(*) FROM t\"";
 
 /// How `avrow sql` prints its answer.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,8 +23,9 @@
 //! # }
 //! ```
 //!
-//! Other object stores (S3, GCS, Azure) are registered with the session as for any format
-//! (`ctx.register_object_store(&url, store)`); see `docs/sql.md`.
+//! Object stores (S3, GCS, Azure) are registered with the session as for any format
+//! (`ctx.register_object_store(&url, store)`), or from the environment by
+//! [`register_store_for`] (feature `cloud`, on by default); see `docs/sql.md`.
 
 mod codec;
 mod format;
@@ -32,11 +33,14 @@ mod nested;
 mod options;
 mod source;
 mod store;
+mod stores;
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use datafusion::datasource::listing::ListingOptions;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::error::Result;
 use datafusion::prelude::{DataFrame, SessionContext};
 
@@ -44,6 +48,7 @@ pub use codec::AvrowCodec;
 pub use format::{AvrowFormat, AvrowFormatFactory};
 pub use options::AvrowReadOptions;
 pub use source::AvrowSource;
+pub use stores::{register_store_for, table_url};
 
 /// Make avrow the `avro` format of `ctx`: `CREATE EXTERNAL TABLE ... STORED AS AVRO` (and
 /// every other use of the `avro` file type in that session) reads with avrow.
@@ -70,7 +75,9 @@ fn extension_for(path: &str) -> &'static str {
 #[async_trait]
 pub trait SessionContextAvrowExt {
     /// Register the Avro files at `path` (a file, a directory, a glob or an object store
-    /// URL) as table `name`, read by avrow with `options`.
+    /// URL, globs included: `s3://bucket/logs/*.avro`) as table `name`, read by avrow with
+    /// `options`. The store of a URL must be registered with the session first
+    /// ([`register_store_for`] does it from the environment).
     async fn register_avrow(&self, name: &str, path: &str, options: AvrowReadOptions)
         -> Result<()>;
 
@@ -83,6 +90,22 @@ fn listing_options(path: &str, options: AvrowReadOptions) -> ListingOptions {
         .with_file_extension(extension_for(path))
 }
 
+/// A listing table over `url` (the files at `path`), its schema inferred.
+async fn listing_table(
+    ctx: &SessionContext,
+    url: ListingTableUrl,
+    path: &str,
+    options: AvrowReadOptions,
+) -> Result<Arc<ListingTable>> {
+    let config = ListingTableConfig::new(url)
+        .with_listing_options(listing_options(path, options))
+        .infer_schema(&ctx.state())
+        .await?;
+    let table = ListingTable::try_new(config)?
+        .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache());
+    Ok(Arc::new(table))
+}
+
 #[async_trait]
 impl SessionContextAvrowExt for SessionContext {
     async fn register_avrow(
@@ -91,17 +114,14 @@ impl SessionContextAvrowExt for SessionContext {
         path: &str,
         options: AvrowReadOptions,
     ) -> Result<()> {
-        self.register_listing_table(name, path, listing_options(path, options), None, None)
-            .await
+        let url = table_url(path)?.with_table_ref(name.into());
+        let table = listing_table(self, url, path, options).await?;
+        self.register_table(name, table)?;
+        Ok(())
     }
 
     async fn read_avrow(&self, path: &str, options: AvrowReadOptions) -> Result<DataFrame> {
-        use datafusion::datasource::listing::{ListingTable, ListingTableConfig, ListingTableUrl};
-        let url = ListingTableUrl::parse(path)?;
-        let config = ListingTableConfig::new(url)
-            .with_listing_options(listing_options(path, options))
-            .infer_schema(&self.state())
-            .await?;
-        self.read_table(Arc::new(ListingTable::try_new(config)?))
+        let table = listing_table(self, table_url(path)?, path, options).await?;
+        self.read_table(table)
     }
 }

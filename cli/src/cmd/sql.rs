@@ -70,6 +70,10 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         .enable_url_table();
         avrow_datafusion::register(&ctx).map_err(|e| anyhow!(e))?;
         for (name, path) in &tables {
+            // s3://, gs://, az:// locations: a client configured from the environment (a
+            // build without one, or a URL without a bucket, is a usage error).
+            avrow_datafusion::register_store_for(&ctx, path)
+                .map_err(|e| usage(format!("table {name} ({path}): {e}")))?;
             ctx.register_avrow(name, path, AvrowReadOptions::default())
                 .await
                 .map_err(|e| anyhow!("table {name} ({path}): {e}"))?;

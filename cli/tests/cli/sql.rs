@@ -160,3 +160,100 @@ fn globs_and_lone_files_by_path() {
         "paid,n\nfalse,168\ntrue,1332\n"
     );
 }
+
+/// moto's S3 server (the DataFusion crate's test helper) with `objects` (BUCKET/KEY=PATH)
+/// uploaded; stopped when dropped.
+#[cfg(feature = "cloud")]
+struct Moto(std::process::Child, String);
+
+#[cfg(feature = "cloud")]
+impl Moto {
+    fn start(args: &[String]) -> Moto {
+        use std::io::BufRead;
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../datafusion/tests/moto_s3.py");
+        let mut child = std::process::Command::new("python3")
+            .arg(script)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 with moto[server] (scripts/test installs it)");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert!(line.starts_with("http://127.0.0.1:"), "moto: {line:?}");
+        Moto(child, line.trim().to_string())
+    }
+}
+
+#[cfg(feature = "cloud")]
+impl Drop for Moto {
+    fn drop(&mut self) {
+        drop(self.0.stdin.take());
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[cfg(feature = "cloud")]
+#[test]
+fn s3_tables_configured_from_the_environment() {
+    let order = sample("order");
+    let moto = Moto::start(&[
+        "avrow-cli".into(),
+        format!("avrow-cli/orders/2024/a.avro={}", order.display()),
+        format!("avrow-cli/orders/2025/b.avro={}", order.display()),
+        format!("avrow-cli/orders/2025/notes.txt={}", order.display()),
+    ]);
+    let q = "SELECT paid, count(*) AS n FROM o GROUP BY paid ORDER BY paid";
+    let s3 = |table: &str| {
+        let out = avrow()
+            .env_remove("AWS_ENDPOINT_URL_S3")
+            .env_remove("AWS_VIRTUAL_HOSTED_STYLE_REQUEST")
+            .env_remove("AWS_SKIP_SIGNATURE")
+            .env("AWS_ENDPOINT", &moto.1)
+            .env("AWS_ALLOW_HTTP", "true")
+            .env("AWS_ACCESS_KEY_ID", "test")
+            .env("AWS_SECRET_ACCESS_KEY", "test")
+            .env("AWS_REGION", "us-east-1")
+            .args(["sql", "--format", "csv", "--partitions", "2"])
+            .args(["--table", table, q])
+            .assert()
+            .success();
+        String::from_utf8(out.get_output().stdout.clone()).unwrap()
+    };
+    // One object, a glob over two, a prefix (its .txt object is not read).
+    assert_eq!(
+        s3("o=s3://avrow-cli/orders/2024/a.avro"),
+        "paid,n\nfalse,168\ntrue,1332\n"
+    );
+    assert_eq!(
+        s3("o=s3://avrow-cli/orders/*/*.avro"),
+        "paid,n\nfalse,336\ntrue,2664\n"
+    );
+    assert_eq!(
+        s3("o=s3://avrow-cli/orders/2025/"),
+        "paid,n\nfalse,168\ntrue,1332\n"
+    );
+    // A bucket that does not exist: an error naming the table and location.
+    avrow()
+        .env("AWS_ENDPOINT", &moto.1)
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_ACCESS_KEY_ID", "test")
+        .env("AWS_SECRET_ACCESS_KEY", "test")
+        .args(["sql", "--table", "o=s3://no-such-bucket/x.avro", q])
+        .assert()
+        .failure()
+        .stderr(contains("no-such-bucket"));
+}
+#[cfg(not(feature = "cloud"))]
+#[test]
+fn store_urls_without_the_cloud_feature_are_a_clear_usage_error() {
+    avrow()
+        .args(["sql", "--table", "o=s3://bucket/orders/*.avro", "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(contains("s3://").and(contains("cloud")));
+}

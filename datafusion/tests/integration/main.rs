@@ -2,8 +2,10 @@
 
 mod common;
 mod distributed;
-mod object_store;
+pub mod object_store;
 mod oracle;
+#[cfg(feature = "cloud")]
+mod s3;
 mod slt;
 mod splits;
 mod sql;
