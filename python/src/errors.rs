@@ -6,6 +6,19 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+/// What stops work done with the GIL released: avrow's error, or a Python exception (a signal
+/// seen between batches, a file object's own).
+pub(crate) enum Stop {
+    Avrow(avrow::Error),
+    Python(PyErr),
+}
+
+impl From<avrow::Error> for Stop {
+    fn from(e: avrow::Error) -> Self {
+        Stop::Avrow(e)
+    }
+}
+
 /// The Python exception for an avrow error.
 pub(crate) fn to_py(e: avrow::Error) -> PyErr {
     let class = match &e {

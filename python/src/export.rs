@@ -1,7 +1,7 @@
 //! Arrow data across the C data and C stream interfaces, as PyCapsules: schemas, batches and
 //! streams out to Python; a stream in from any object with `__arrow_c_stream__` (for writing).
 
-use crate::errors::{to_py, to_py_msg};
+use crate::errors::{to_py, to_py_msg, Stop};
 use arrow_array::ffi::{to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
 use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
 use arrow_array::{Array, RecordBatch, RecordBatchIterator, RecordBatchReader, StructArray};
@@ -203,18 +203,6 @@ pub(crate) fn import_stream(data: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStrea
     unsafe { ArrowArrayStreamReader::from_raw(ptr.as_ptr().cast()) }.map_err(arrow_to_py)
 }
 
-/// What can stop a write: avrow's error, or a Python exception (a signal).
-enum WriteError {
-    Avrow(avrow::Error),
-    Python(PyErr),
-}
-
-impl From<avrow::Error> for WriteError {
-    fn from(e: avrow::Error) -> Self {
-        WriteError::Avrow(e)
-    }
-}
-
 /// Write `stream` with `builder` to a temporary file beside `path`, renamed to `path` once
 /// complete (removed on error). The GIL is released but between batches. Returns the rows.
 pub(crate) fn write_file(
@@ -245,7 +233,7 @@ pub(crate) fn write_file(
     let result = py.detach(|| {
         // Removes the temporary file unless it was renamed: on errors and on panics alike.
         let mut guard = TempFile(Some(tmp.as_path()));
-        (|| -> Result<u64, WriteError> {
+        (|| -> Result<u64, Stop> {
             let file = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -257,7 +245,7 @@ pub(crate) fn write_file(
                     avrow::Error::InvalidArgument(format!("reading the Arrow stream: {e}"))
                 })?;
                 w.write(&batch)?;
-                Python::attach(|py| py.check_signals()).map_err(WriteError::Python)?;
+                Python::attach(|py| py.check_signals()).map_err(Stop::Python)?;
             }
             let rows = w.rows();
             let mut out = w.finish()?;
@@ -270,8 +258,8 @@ pub(crate) fn write_file(
         })()
     });
     result.map_err(|e| match e {
-        WriteError::Avrow(e) => to_py(e),
-        WriteError::Python(e) => e,
+        Stop::Avrow(e) => to_py(e),
+        Stop::Python(e) => e,
     })
 }
 

@@ -14,25 +14,13 @@ mod source;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::SchemaRef;
-use errors::{to_py, to_py_msg};
+use errors::{to_py, to_py_msg, Stop};
 use export::{stream_capsule, Batch, Batches, SignalChecked};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use source::{to_py_from, RaisedSlot, Source};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-
-/// What can stop `read_info`: avrow's error, or a Python exception (a signal).
-enum InfoError {
-    Avrow(avrow::Error),
-    Python(PyErr),
-}
-
-impl From<avrow::Error> for InfoError {
-    fn from(e: avrow::Error) -> Self {
-        InfoError::Avrow(e)
-    }
-}
 
 /// Reading options, as the Python keyword arguments give them.
 #[derive(Default)]
@@ -265,7 +253,7 @@ fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<
                 totals.0 += 1;
                 // Counts are the file's word: a hostile file can declare more than u64 holds.
                 totals.1 = totals.1.checked_add(block.record_count()).ok_or_else(|| {
-                    InfoError::Python(to_py_msg(
+                    Stop::Python(to_py_msg(
                         "InvalidFileError",
                         &format!(
                             "{name}: block {}: the blocks declare more than {} records in all",
@@ -276,14 +264,14 @@ fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<
                 })?;
                 totals.2 += block.data().len() as u64;
                 if totals.0 % 1024 == 0 {
-                    Python::attach(|py| py.check_signals()).map_err(InfoError::Python)?;
+                    Python::attach(|py| py.check_signals()).map_err(Stop::Python)?;
                 }
             }
-            Ok::<_, InfoError>(totals)
+            Ok::<_, Stop>(totals)
         })
         .map_err(|e| match e {
-            InfoError::Avrow(e) => to_py_from(e, raised.as_ref()),
-            InfoError::Python(e) => e,
+            Stop::Avrow(e) => to_py_from(e, raised.as_ref()),
+            Stop::Python(e) => e,
         })?;
     let info = PyDict::new(py);
     info.set_item("codec", header.codec().name())?;
