@@ -43,6 +43,7 @@ use datafusion::datasource::listing::{
 };
 use datafusion::error::Result;
 use datafusion::prelude::{DataFrame, SessionContext};
+use futures::StreamExt;
 
 pub use codec::AvrowCodec;
 pub use format::{AvrowFormat, AvrowFormatFactory};
@@ -90,6 +91,44 @@ fn listing_options(path: &str, options: AvrowReadOptions) -> ListingOptions {
         .with_file_extension(extension_for(path))
 }
 
+/// The URLs of a table at `url`: `url` itself, or for a glob whose pattern spans levels
+/// (`orders/*/*.avro`) the files it matches, listed now. DataFusion matches a glob against
+/// the one level below its prefix unless `listing_table_ignore_subdirectory` is off for the
+/// whole session; here `*` stays within a level and the pattern's `/`s descend.
+async fn table_urls(ctx: &SessionContext, url: ListingTableUrl) -> Result<Vec<ListingTableUrl>> {
+    let Some(glob) = url.get_glob().clone().filter(|g| g.as_str().contains('/')) else {
+        return Ok(vec![url]);
+    };
+    let options = glob::MatchOptions {
+        case_sensitive: true,
+        require_literal_separator: true,
+        require_literal_leading_dot: false,
+    };
+    let store = ctx.runtime_env().object_store(url.object_store())?;
+    let base = url.object_store();
+    let mut listed = store.list(Some(url.prefix()));
+    let mut urls = Vec::new();
+    while let Some(meta) = listed.next().await {
+        let location = meta?.location;
+        let Some(relative) = url.strip_prefix(&location) else {
+            continue;
+        };
+        if glob.matches_with(&relative.collect::<Vec<_>>().join("/"), options) {
+            let file = ListingTableUrl::parse(format!("{}{}", base.as_str(), location))?;
+            urls.push(match url.get_table_ref() {
+                Some(table) => file.with_table_ref(table.clone()),
+                None => file,
+            });
+        }
+    }
+    if urls.is_empty() {
+        // DataFusion's own error: no files at the location.
+        return Ok(vec![url]);
+    }
+    urls.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    Ok(urls)
+}
+
 /// A listing table over `url` (the files at `path`), its schema inferred.
 async fn listing_table(
     ctx: &SessionContext,
@@ -97,7 +136,7 @@ async fn listing_table(
     path: &str,
     options: AvrowReadOptions,
 ) -> Result<Arc<ListingTable>> {
-    let config = ListingTableConfig::new(url)
+    let config = ListingTableConfig::new_with_multi_paths(table_urls(ctx, url).await?)
         .with_listing_options(listing_options(path, options))
         .infer_schema(&ctx.state())
         .await?;

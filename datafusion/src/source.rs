@@ -3,9 +3,9 @@
 //! through a channel of two (memory stays bounded; a dropped stream, at a `LIMIT` for
 //! example, stops the read).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use arrow::array::{RecordBatch, RecordBatchOptions};
 use arrow::datatypes::SchemaRef;
@@ -37,6 +37,9 @@ pub struct AvrowSource {
     batch_size: Option<usize>,
     projection: SplitProjection,
     metrics: ExecutionPlanMetricsSet,
+    /// Files located (and store headers read) by this scan's openers, shared by its
+    /// partitions so that a file's splits cost one HEAD and one header GET in all.
+    files: Arc<FileCache>,
 }
 
 impl AvrowSource {
@@ -49,6 +52,7 @@ impl AvrowSource {
             options,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
+            files: Arc::default(),
         }
     }
 
@@ -82,6 +86,7 @@ impl FileSource for AvrowSource {
             projected: self.projected_file_schema()?,
             limit: base_config.limit,
             store: object_store,
+            files: Arc::clone(&self.files),
         }) as Arc<dyn FileOpener>;
         ProjectionOpener::try_new(
             self.projection.clone(),
@@ -202,7 +207,7 @@ impl Input {
             }
             Input::Remote(object) => {
                 let header = store::read_header(object).map_err(external)?;
-                store::count_rows(object, &header.header).map_err(|e| io(object, e))
+                store::count_rows(object, &header).map_err(|e| io(object, e))
             }
         }
     }
@@ -215,6 +220,75 @@ impl Input {
                 Opened::Remote(object, store::read_header(object).map_err(external)?)
             }
         })
+    }
+}
+
+/// A file as a scan opens it: where it lives and, for a store object, its header.
+pub(crate) struct Located {
+    input: Input,
+    header: Option<store::HeaderBytes>,
+}
+
+impl Located {
+    fn open(&self) -> Result<Opened<'_>> {
+        match (&self.input, &self.header) {
+            (Input::Remote(object), Some(header)) => Ok(Opened::Remote(object, header.clone())),
+            (input, _) => input.open(),
+        }
+    }
+}
+
+/// The files one scan has located, by object and version: the first split of a file to open
+/// asks the store where it lives and reads its header; the file's other splits, in any
+/// partition, wait for that and reuse it.
+#[derive(Default)]
+pub(crate) struct FileCache {
+    files: Mutex<HashMap<FileKey, Arc<tokio::sync::OnceCell<Arc<Located>>>>>,
+}
+
+/// An object's location, size, entity tag and modification time (microseconds).
+type FileKey = (object_store::path::Path, u64, Option<String>, i64);
+
+impl FileCache {
+    async fn locate(
+        &self,
+        store: &Arc<dyn ObjectStore>,
+        meta: &ObjectMeta,
+    ) -> Result<Arc<Located>> {
+        let key = (
+            meta.location.clone(),
+            meta.size,
+            meta.e_tag.clone(),
+            meta.last_modified.timestamp_micros(),
+        );
+        let cell = Arc::clone(
+            self.files
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(key)
+                .or_default(),
+        );
+        // A failed attempt leaves the cell empty: the next split tries again, and reports
+        // its own error.
+        let located = cell
+            .get_or_try_init(|| async {
+                let input = Input::locate(store, meta).await?;
+                let header = match &input {
+                    Input::Remote(object) => {
+                        let object = object.clone();
+                        let read = tokio::task::spawn_blocking(move || store::read_header(&object));
+                        Some(
+                            read.await
+                                .map_err(|e| DataFusionError::External(Box::new(e)))?
+                                .map_err(external)?,
+                        )
+                    }
+                    Input::Local(_) => None,
+                };
+                Ok::<_, DataFusionError>(Arc::new(Located { input, header }))
+            })
+            .await?;
+        Ok(Arc::clone(located))
     }
 }
 
@@ -283,6 +357,7 @@ struct AvrowOpener {
     projected: SchemaRef,
     limit: Option<usize>,
     store: Arc<dyn ObjectStore>,
+    files: Arc<FileCache>,
 }
 
 impl FileOpener for AvrowOpener {
@@ -293,12 +368,13 @@ impl FileOpener for AvrowOpener {
         let projected = Arc::clone(&self.projected);
         let nested = Arc::clone(&self.nested);
         let limit = self.limit;
+        let files = Arc::clone(&self.files);
         let range = file
             .range
             .as_ref()
             .map(|r| r.start.max(0) as u64..r.end.max(0) as u64);
         Ok(Box::pin(async move {
-            let input = Input::locate(&store, &file.object_meta).await?;
+            let input = files.locate(&store, &file.object_meta).await?;
             let (tx, rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
             let opened = tokio::sync::oneshot::channel::<Result<()>>();
             tokio::task::spawn_blocking(move || {
@@ -343,7 +419,7 @@ struct Scan {
 
 impl Scan {
     fn open(
-        input: &Input,
+        input: &Located,
         options: &AvrowReadOptions,
         batch_size: Option<usize>,
         projected: &SchemaRef,

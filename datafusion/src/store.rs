@@ -54,9 +54,13 @@ impl Object {
 
 /// The object's header bytes and the parsed header (through avrow's reader, so that every
 /// check of the header is the reader's).
+#[derive(Clone)]
 pub(crate) struct HeaderBytes {
     pub(crate) bytes: Bytes,
     pub(crate) header: avrow::Header,
+    /// Everything the header's GET brought (the header and the object's first bytes after
+    /// it): the first split and the row count start from it instead of fetching it again.
+    prefix: Bytes,
 }
 
 /// Fetch the header: a 64 KiB prefix, doubled while the header does not fit (up to the
@@ -76,6 +80,7 @@ pub(crate) fn read_header(object: &Object) -> avrow::Result<HeaderBytes> {
                 return Ok(HeaderBytes {
                     bytes: prefix.slice(..len.min(prefix.len())),
                     header,
+                    prefix,
                 });
             }
             // A header cut short by the prefix: fetch more, unless this was all there is. Any
@@ -115,11 +120,12 @@ struct Window {
 }
 
 impl Window {
-    fn new(object: Object) -> Self {
+    /// A window holding the object's first bytes, as the header's GET fetched them.
+    fn new(object: Object, prefix: Bytes) -> Self {
         Window {
             object,
             start: 0,
-            bytes: Bytes::new(),
+            bytes: prefix,
         }
     }
 
@@ -176,38 +182,50 @@ fn varint(bytes: &[u8]) -> Option<(i64, usize)> {
 }
 
 /// Rows of an object, from its block headers (no block data is fetched beyond what shares a
-/// GET with a header).
-pub(crate) fn count_rows(object: &Object, header: &avrow::Header) -> std::io::Result<u64> {
-    let mut window = Window::new(object.clone());
+/// GET with a header). Each block's framing is checked as the reader checks it: the sync
+/// marker before it (fetched with its header) and the one after the last block.
+pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Result<u64> {
+    let (prefix, header) = (header.prefix.clone(), &header.header);
+    let invalid = |what: String| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("{}: {what}", object.name()),
+        )
+    };
+    let sync = header.sync();
+    let mut window = Window::new(object.clone(), prefix);
     let mut at = header.len();
     let mut rows = 0u64;
-    while at < object.size {
+    loop {
+        // The marker that ends the previous block (or the header) and this block's framing
+        // come in one GET.
+        window.ensure(at - 16, 36, WALK_CHUNK)?;
+        if window.slice(at - 16..at) != sync[..] {
+            return Err(invalid(format!(
+                "no sync marker at byte {} (the end of the block before byte {at})",
+                at - 16
+            )));
+        }
+        if at >= object.size {
+            return Ok(rows);
+        }
         match frame(&mut window, at, WALK_CHUNK)? {
             Some((count, end)) if end <= object.size => {
                 rows = rows.checked_add(count).ok_or_else(|| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!(
-                            "{}: the blocks up to byte {end} declare more than {} records",
-                            object.name(),
-                            u64::MAX
-                        ),
-                    )
+                    invalid(format!(
+                        "the blocks up to byte {end} declare more than {} records",
+                        u64::MAX
+                    ))
                 })?;
                 at = end;
             }
             _ => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!(
-                        "{}: the block at byte {at} has invalid framing",
-                        object.name()
-                    ),
-                ))
+                return Err(invalid(format!(
+                    "the block at byte {at} has invalid framing"
+                )))
             }
         }
     }
-    Ok(rows)
 }
 
 /// Where the blocks of `range` start (the Hadoop rule: a range reads the blocks whose
@@ -263,7 +281,7 @@ impl SplitStream {
         header: HeaderBytes,
         range: Range<u64>,
     ) -> std::io::Result<(Self, u64)> {
-        let mut window = Window::new(object);
+        let mut window = Window::new(object, header.prefix);
         let first = first_block(&mut window, &header.header, &range)?;
         let pos = first.unwrap_or(header.header.len());
         Ok((

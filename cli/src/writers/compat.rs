@@ -10,7 +10,10 @@
 //!   milliseconds) becomes Parquet's `INTERVAL`: 12 bytes, months, days and milliseconds as
 //!   little-endian unsigned 32-bit integers, exactly Avro's own encoding (lossless);
 //! - a record without fields (an empty Arrow struct) becomes a struct with one all-null child
-//!   named `__empty` (Arrow `Null`), so that the record's presence (its validity) survives.
+//!   named `__empty` (Arrow `Null`), so that the record's presence (its validity) survives;
+//!   a top-level record without fields becomes one all-null column `__empty`, so that its row
+//!   count survives (Parquet files count rows through their columns: writers record none
+//!   for a file without columns, and DuckDB refuses to read one).
 //!
 //! The same rewriting applies inside lists, maps and structs.
 
@@ -342,6 +345,18 @@ impl Mapping {
     /// # Errors
     /// A type no mapping covers (a dictionary of unions, say).
     pub fn new(schema: &SchemaRef) -> Result<Mapping> {
+        if schema.fields().is_empty() {
+            let rows = Field::new(EMPTY_RECORD_CHILD, DataType::Null, true)
+                .with_metadata([(MAPPING_KEY.to_string(), "empty-record".to_string())].into());
+            return Ok(Mapping {
+                schema: Arc::new(Schema::new_with_metadata(
+                    vec![rows],
+                    schema.metadata().clone(),
+                )),
+                active: true,
+                marked: None,
+            });
+        }
         if !schema.fields().iter().any(|f| needs_mapping(f.data_type())) {
             return Ok(Mapping {
                 schema: schema.clone(),
@@ -379,11 +394,16 @@ impl Mapping {
         if !self.active {
             return Ok(batch.clone());
         }
-        let columns = batch
-            .columns()
-            .iter()
-            .map(map_array)
-            .collect::<Result<Vec<_>>>()?;
+        let columns = if batch.num_columns() == 0 {
+            // The top-level record without fields: its rows as the `__empty` column.
+            vec![Arc::new(NullArray::new(batch.num_rows())) as ArrayRef]
+        } else {
+            batch
+                .columns()
+                .iter()
+                .map(map_array)
+                .collect::<Result<Vec<_>>>()?
+        };
         let options = RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
         Ok(RecordBatch::try_new_with_options(
             self.schema.clone(),

@@ -142,6 +142,40 @@ for name in ["u", "d", "e"]:
 }
 
 #[test]
+fn a_record_without_fields_keeps_its_row_count_in_parquet() {
+    // fastavro's `no-fields.avro` shape: records with no fields at all, 5 of them in two
+    // blocks. A Parquet file counts rows through its columns, so they are kept as `__empty`.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("no-fields.avro");
+    crate::harness::python(&format!(
+        r#"
+import fastavro
+schema = {{"type": "record", "name": "Empty", "fields": []}}
+with open({path:?}, "wb") as f:
+    w = fastavro.write.Writer(f, fastavro.parse_schema(schema))
+    for _ in range(3):
+        w.write({{}})
+    w.flush()
+    for _ in range(2):
+        w.write({{}})
+    w.flush()
+"#,
+        path = input.display().to_string()
+    ));
+    let output = dir.path().join("no-fields.parquet");
+    convert(&input, &output, &[]);
+    let read = crate::harness::python(&format!(
+        r#"
+import duckdb, pyarrow.parquet as pq
+t = pq.read_table({path:?})
+print(t.num_rows, t.column_names, duckdb.sql("SELECT count(*) FROM read_parquet('{path}')").fetchall()[0][0])
+"#,
+        path = output.display().to_string()
+    ));
+    assert_eq!(read.trim(), "5 ['__empty'] 5");
+}
+
+#[test]
 fn parquet_enum_columns_read_back_by_pyarrow_and_duckdb() {
     // Enums are written from their keys (writers/parquet/dictionary.rs) at the top level,
     // nullable, and in nullable records; in arrays and maps the parquet crate writes them.

@@ -215,3 +215,111 @@ async fn a_dead_worker_is_an_error_not_an_answer() {
         "the error should name the worker or the connection: {err}"
     );
 }
+
+/// A worker on a runtime of its own, as a process of its own would be, that dies (the
+/// runtime shut down with every connection it serves) shortly after its first task arrives.
+fn doomed_worker(listener: std::net::TcpListener) -> std::thread::JoinHandle<()> {
+    let (kill, killed) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let kill = std::sync::Mutex::new(Some(kill));
+        let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
+            if let Some(kill) = kill.lock().unwrap().take() {
+                let _ = kill.send(());
+            }
+            async move { Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build()) }
+        });
+        runtime.spawn(async move {
+            listener.set_nonblocking(true).unwrap();
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            let _ = tonic::transport::Server::builder()
+                .add_service(worker.into_worker_server())
+                .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
+                .await;
+        });
+        // Dead before the query ends (or never asked, when the planner gave it nothing).
+        if killed
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_ok()
+        {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        runtime.shutdown_background();
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_dying_mid_query_is_an_error_or_a_retry_never_a_partial_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = telemetry(dir.path());
+    let sql =
+        "SELECT status, count(*) AS n, sum(battery_mv) FROM t GROUP BY status ORDER BY status";
+    let single = avrow_ctx(2);
+    single
+        .register_avrow("t", path.to_str().unwrap(), AvrowReadOptions::default())
+        .await
+        .unwrap();
+    let want = text(&query(&single, sql).await);
+
+    let live = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let live_port = live.local_addr().unwrap().port();
+    let worker = Worker::from_session_builder(|ctx: WorkerQueryContext| async move {
+        Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build())
+    });
+    let live_server = tokio::spawn(async move {
+        let _ = tonic::transport::Server::builder()
+            .add_service(worker.into_worker_server())
+            .serve_with_incoming(tonic::transport::server::TcpIncoming::from(live))
+            .await;
+    });
+    let doomed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let doomed_port = doomed.local_addr().unwrap().port();
+    let doomed = doomed_worker(doomed);
+    let state = SessionStateBuilder::new()
+        .with_default_features()
+        .with_config(SessionConfig::new().with_target_partitions(2))
+        .with_distributed_planner()
+        .with_distributed_worker_resolver(Localhost(vec![live_port, doomed_port]))
+        .with_distributed_user_codec(AvrowCodec)
+        .with_distributed_file_scan_config_bytes_per_partition(256 << 10)
+        .unwrap()
+        .build();
+    let ctx = SessionContext::from(state);
+    avrow_datafusion::register(&ctx).unwrap();
+    ctx.register_avrow("t", path.to_str().unwrap(), AvrowReadOptions::default())
+        .await
+        .unwrap();
+    let run = async {
+        match ctx.sql(sql).await {
+            Ok(df) => df.collect().await.map(|b| text(&b)),
+            Err(e) => Err(e),
+        }
+    };
+    let result = tokio::time::timeout(std::time::Duration::from_secs(120), run)
+        .await
+        .expect("the query hung after its worker died");
+    doomed.join().unwrap();
+    live_server.abort();
+    match result {
+        // The engine retried the lost tasks elsewhere: the whole answer.
+        Ok(got) => {
+            eprintln!("dying worker: the engine retried");
+            assert_eq!(got, want, "a partial answer after a worker died")
+        }
+        Err(e) => {
+            let err = e.to_string();
+            eprintln!("dying worker: {err}");
+            assert!(
+                err.contains("127.0.0.1")
+                    || err.to_lowercase().contains("connect")
+                    || err.to_lowercase().contains("stream")
+                    || err.to_lowercase().contains("transport"),
+                "the error should name the worker or the connection: {err}"
+            );
+        }
+    }
+}
