@@ -123,7 +123,11 @@ fn parse() -> Result<Args> {
             },
             "--partitions" => a.partitions = number(value("--partitions")?, "--partitions")?.max(1),
             "--split-mb" => {
-                a.split_bytes = (number(value("--split-mb")?, "--split-mb")? << 20).max(1)
+                let mb = number(value("--split-mb")?, "--split-mb")?;
+                a.split_bytes = mb
+                    .checked_mul(1 << 20)
+                    .ok_or_else(|| usage(&format!("--split-mb {mb}: too large")))?
+                    .max(1)
             }
             "--explain" => a.explain = true,
             sql if !sql.starts_with("--") && a.sql.is_none() => a.sql = Some(sql.to_string()),

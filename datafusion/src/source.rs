@@ -87,6 +87,7 @@ impl FileSource for AvrowSource {
             limit: base_config.limit,
             store: object_store,
             files: Arc::clone(&self.files),
+            splits: Arc::new(splits_per_file(base_config)),
         }) as Arc<dyn FileOpener>;
         ProjectionOpener::try_new(
             self.projection.clone(),
@@ -240,20 +241,30 @@ impl Located {
 
 /// The files one scan has located, by object and version: the first split of a file to open
 /// asks the store where it lives and reads its header; the file's other splits, in any
-/// partition, wait for that and reuse it.
+/// partition, wait for that and reuse it. A file leaves the cache when its last split has
+/// opened, so the cache holds the files being opened, not every file of the scan.
 #[derive(Default)]
 pub(crate) struct FileCache {
-    files: Mutex<HashMap<FileKey, Arc<tokio::sync::OnceCell<Arc<Located>>>>>,
+    files: Mutex<HashMap<FileKey, Entry>>,
+}
+
+struct Entry {
+    located: Arc<tokio::sync::OnceCell<Arc<Located>>>,
+    /// Splits of the file still to open.
+    remaining: usize,
 }
 
 /// An object's location, size, entity tag and modification time (microseconds).
 type FileKey = (object_store::path::Path, u64, Option<String>, i64);
 
 impl FileCache {
+    /// The file of `meta`, one of whose `splits` splits (in the scan's file groups) is
+    /// opening.
     async fn locate(
         &self,
         store: &Arc<dyn ObjectStore>,
         meta: &ObjectMeta,
+        splits: usize,
     ) -> Result<Arc<Located>> {
         let key = (
             meta.location.clone(),
@@ -261,13 +272,19 @@ impl FileCache {
             meta.e_tag.clone(),
             meta.last_modified.timestamp_micros(),
         );
-        let cell = Arc::clone(
-            self.files
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(key)
-                .or_default(),
-        );
+        let cell = {
+            let mut files = self.files.lock().unwrap_or_else(PoisonError::into_inner);
+            let entry = files.entry(key.clone()).or_insert_with(|| Entry {
+                located: Arc::default(),
+                remaining: splits.max(1),
+            });
+            entry.remaining -= 1;
+            let cell = Arc::clone(&entry.located);
+            if entry.remaining == 0 {
+                files.remove(&key);
+            }
+            cell
+        };
         // A failed attempt leaves the cell empty: the next split tries again, and reports
         // its own error.
         let located = cell
@@ -358,6 +375,17 @@ struct AvrowOpener {
     limit: Option<usize>,
     store: Arc<dyn ObjectStore>,
     files: Arc<FileCache>,
+    /// How many splits of each file the scan's file groups hold.
+    splits: Arc<HashMap<object_store::path::Path, usize>>,
+}
+
+/// How many splits (byte ranges, or the whole file) of each file `config` reads.
+fn splits_per_file(config: &FileScanConfig) -> HashMap<object_store::path::Path, usize> {
+    let mut splits = HashMap::new();
+    for file in config.file_groups.iter().flat_map(|group| group.iter()) {
+        *splits.entry(file.object_meta.location.clone()).or_default() += 1;
+    }
+    splits
 }
 
 impl FileOpener for AvrowOpener {
@@ -369,12 +397,17 @@ impl FileOpener for AvrowOpener {
         let nested = Arc::clone(&self.nested);
         let limit = self.limit;
         let files = Arc::clone(&self.files);
+        let splits = self
+            .splits
+            .get(&file.object_meta.location)
+            .copied()
+            .unwrap_or(1);
         let range = file
             .range
             .as_ref()
             .map(|r| r.start.max(0) as u64..r.end.max(0) as u64);
         Ok(Box::pin(async move {
-            let input = files.locate(&store, &file.object_meta).await?;
+            let input = files.locate(&store, &file.object_meta, splits).await?;
             let (tx, rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
             let opened = tokio::sync::oneshot::channel::<Result<()>>();
             tokio::task::spawn_blocking(move || {
@@ -532,5 +565,35 @@ impl Scan {
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object_store::memory::InMemory;
+    use object_store::ObjectStoreExt;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_file_leaves_the_cache_when_its_last_split_opens() {
+        let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        let path = object_store::path::Path::from("data/order.avro");
+        let sample = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../datasets/samples/order.avro"
+        );
+        store
+            .put(&path, std::fs::read(sample).unwrap().into())
+            .await
+            .unwrap();
+        let meta = store.head(&path).await.unwrap();
+        let cache = FileCache::default();
+        let first = cache.locate(&store, &meta, 2).await.unwrap();
+        assert_eq!(cache.files.lock().unwrap().len(), 1);
+        let second = cache.locate(&store, &meta, 2).await.unwrap();
+        // The second split got the first one's header, and the file is gone from the cache.
+        assert!(Arc::ptr_eq(&first, &second));
+        assert!(first.header.is_some());
+        assert!(cache.files.lock().unwrap().is_empty());
     }
 }

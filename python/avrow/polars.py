@@ -30,7 +30,14 @@ def scan_avro(
     """A lazy scan of Avro files (a path, a glob, a list of paths, or ``bytes``; not a file
     object, which a scan could read only once). Arguments as :func:`avrow.open_avro`."""
     import polars as pl
-    from polars.io.plugins import register_io_source
+
+    try:
+        from polars.io.plugins import register_io_source
+    except ImportError as e:
+        raise ImportError(
+            f"avrow.polars needs polars with IO plugins (polars.io.plugins.register_io_source); "
+            f"polars {pl.__version__} has none: upgrade polars"
+        ) from e
 
     if hasattr(source, "read"):
         raise TypeError("scan_avro needs a path, a glob, a list of paths or bytes, not a file object")
