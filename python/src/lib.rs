@@ -344,16 +344,6 @@ fn build_info() -> String {
     avrow::avrow_engine::varint::describe()
 }
 
-/// Every buffer of a returned table is allocated here and freed here (pyarrow's release
-/// callback drops it in Rust), so the extension brings its own allocator, as polars does.
-/// mimalloc keeps the pages of a dropped table for the next read, where glibc returns them
-/// and the next read faults every page in again (1.2–2.2× on repeated whole-file reads), and
-/// keeps decoding scaling on many cores (docs/perf/scaling.md). Built without transparent
-/// huge pages (`no_thp`): with them a process's first read stalled for up to a second while
-/// the kernel compacted memory (docs/perf/python.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[pymodule]
 fn _avrow(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Reader>()?;
