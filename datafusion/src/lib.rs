@@ -38,12 +38,14 @@ mod stores;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use datafusion::datasource::file_format::FileFormat;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
-use datafusion::error::Result;
+use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::{DataFrame, SessionContext};
 use futures::StreamExt;
+use object_store::ObjectMeta;
 
 pub use codec::AvrowCodec;
 pub use format::{AvrowFormat, AvrowFormatFactory};
@@ -91,13 +93,16 @@ fn listing_options(path: &str, options: AvrowReadOptions) -> ListingOptions {
         .with_file_extension(extension_for(path))
 }
 
-/// The URLs of a table at `url`: `url` itself, or for a glob whose pattern spans levels
-/// (`orders/*/*.avro`) the files it matches, listed now. DataFusion matches a glob against
-/// the one level below its prefix unless `listing_table_ignore_subdirectory` is off for the
-/// whole session; here `*` stays within a level and the pattern's `/`s descend.
-async fn table_urls(ctx: &SessionContext, url: ListingTableUrl) -> Result<Vec<ListingTableUrl>> {
+/// The files a glob whose pattern spans levels (`orders/*/*.avro`) matches, listed now, or
+/// `None` for any other location. DataFusion matches a glob against the one level below its
+/// prefix unless `listing_table_ignore_subdirectory` is off for the whole session; here `*`
+/// stays within a level and the pattern's `/`s descend.
+async fn glob_across_levels(
+    ctx: &SessionContext,
+    url: &ListingTableUrl,
+) -> Result<Option<(Vec<ListingTableUrl>, Vec<ObjectMeta>)>> {
     let Some(glob) = url.get_glob().clone().filter(|g| g.as_str().contains('/')) else {
-        return Ok(vec![url]);
+        return Ok(None);
     };
     let options = glob::MatchOptions {
         case_sensitive: true,
@@ -105,41 +110,70 @@ async fn table_urls(ctx: &SessionContext, url: ListingTableUrl) -> Result<Vec<Li
         require_literal_leading_dot: false,
     };
     let store = ctx.runtime_env().object_store(url.object_store())?;
-    let base = url.object_store();
+    let base: url::Url = AsRef::<url::Url>::as_ref(&url.object_store()).clone();
     let mut listed = store.list(Some(url.prefix()));
-    let mut urls = Vec::new();
+    let mut files = Vec::new();
     while let Some(meta) = listed.next().await {
-        let location = meta?.location;
-        let Some(relative) = url.strip_prefix(&location) else {
+        let meta = meta?;
+        let Some(relative) = url.strip_prefix(&meta.location) else {
             continue;
         };
         if glob.matches_with(&relative.collect::<Vec<_>>().join("/"), options) {
-            let file = ListingTableUrl::parse(format!("{}{}", base.as_str(), location))?;
-            urls.push(match url.get_table_ref() {
-                Some(table) => file.with_table_ref(table.clone()),
-                None => file,
-            });
+            files.push(meta);
         }
     }
-    if urls.is_empty() {
-        // DataFusion's own error: no files at the location.
-        return Ok(vec![url]);
+    if files.is_empty() {
+        return Ok(None);
     }
-    urls.sort_by(|a, b| a.as_str().cmp(b.as_str()));
-    Ok(urls)
+    files.sort_by(|a, b| a.location.cmp(&b.location));
+    let urls = files
+        .iter()
+        .map(|meta| {
+            // Segment by segment, so that `#`, `?` and `%` in names stay part of the path.
+            let mut file = base.clone();
+            file.path_segments_mut()
+                .map_err(|()| {
+                    DataFusionError::Configuration(format!("{url}: not a hierarchical URL"))
+                })?
+                .pop_if_empty()
+                .extend(meta.location.parts().map(|p| p.as_ref().to_string()));
+            let file = ListingTableUrl::try_new(file, None)?;
+            Ok(match url.get_table_ref() {
+                Some(table) => file.with_table_ref(table.clone()),
+                None => file,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Some((urls, files)))
 }
 
-/// A listing table over `url` (the files at `path`), its schema inferred.
+/// A listing table over `url` (the files at `path`), its schema inferred (over every file).
 async fn listing_table(
     ctx: &SessionContext,
     url: ListingTableUrl,
     path: &str,
     options: AvrowReadOptions,
 ) -> Result<Arc<ListingTable>> {
-    let config = ListingTableConfig::new_with_multi_paths(table_urls(ctx, url).await?)
-        .with_listing_options(listing_options(path, options))
-        .infer_schema(&ctx.state())
-        .await?;
+    let config = match glob_across_levels(ctx, &url).await? {
+        // DataFusion infers a table of several URLs from the first one only: the schema is
+        // inferred here over all of the files (merged, as for a directory).
+        Some((urls, files)) => {
+            let store = ctx.runtime_env().object_store(url.object_store())?;
+            let schema = AvrowFormat::new(options.clone())
+                .infer_schema(&ctx.state(), &store, &files)
+                .await?;
+            ListingTableConfig::new_with_multi_paths(urls)
+                .with_listing_options(listing_options(path, options))
+                .with_schema(schema)
+        }
+        // No file matched: DataFusion's own error names the location.
+        None => {
+            ListingTableConfig::new(url)
+                .with_listing_options(listing_options(path, options))
+                .infer_schema(&ctx.state())
+                .await?
+        }
+    };
     let table = ListingTable::try_new(config)?
         .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache());
     Ok(Arc::new(table))

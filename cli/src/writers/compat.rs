@@ -35,7 +35,8 @@ use std::sync::Arc;
 pub const EMPTY_RECORD_CHILD: &str = "__empty";
 
 /// Field metadata naming the mapping a rewritten field went through (`union`, `duration`,
-/// `empty-record`), so that readers of the Parquet file (through its embedded Arrow schema)
+/// `empty-record`; `empty-top-level-record` on the `__empty` column that stands for the rows
+/// of a top-level record without fields), so that readers of the Parquet file (through its embedded Arrow schema)
 /// can tell a rewritten union from a record.
 pub const MAPPING_KEY: &str = "avrow.parquet.mapping";
 
@@ -346,8 +347,13 @@ impl Mapping {
     /// A type no mapping covers (a dictionary of unions, say).
     pub fn new(schema: &SchemaRef) -> Result<Mapping> {
         if schema.fields().is_empty() {
-            let rows = Field::new(EMPTY_RECORD_CHILD, DataType::Null, true)
-                .with_metadata([(MAPPING_KEY.to_string(), "empty-record".to_string())].into());
+            let rows = Field::new(EMPTY_RECORD_CHILD, DataType::Null, true).with_metadata(
+                [(
+                    MAPPING_KEY.to_string(),
+                    "empty-top-level-record".to_string(),
+                )]
+                .into(),
+            );
             return Ok(Mapping {
                 schema: Arc::new(Schema::new_with_metadata(
                     vec![rows],

@@ -317,6 +317,40 @@ async fn globs_across_levels_on_stores_and_local_paths() {
         let got = text(&query(c, "SELECT count(*) AS n FROM t").await);
         assert!(got.contains("| 3000 |"), "{location}: {got}");
     }
+    // Files with different schemas under one glob, one with `#` and a space in its name: the
+    // table's schema is merged over all of them (DataFusion infers a table of several paths
+    // from the first one alone).
+    let wide = sample("wide.avro");
+    let wide_rows: usize = avrow::ReaderBuilder::new()
+        .open(&wide)
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum();
+    for (sub, name, from) in [("2024", "a.avro", &order), ("2025", "w #1.avro", &wide)] {
+        std::fs::create_dir_all(dir.path().join("mixed").join(sub)).unwrap();
+        std::fs::copy(from, dir.path().join("mixed").join(sub).join(name)).unwrap();
+    }
+    let mixed = avrow_ctx(2);
+    mixed
+        .register_avrow(
+            "m",
+            &format!("{}/mixed/*/*.avro", dir.path().display()),
+            AvrowReadOptions::default(),
+        )
+        .await
+        .unwrap();
+    let got = text(
+        &query(
+            &mixed,
+            "SELECT count(*) AS n, count(id) AS i, sum(CASE WHEN id IS NULL THEN 1 ELSE 0 END) AS w \
+             FROM m",
+        )
+        .await,
+    );
+    assert!(
+        got.contains(&format!("| {} | 1500 | {wide_rows} |", 1500 + wide_rows)),
+        "{got}"
+    );
     // A pattern that matches nothing is DataFusion's "no files" error.
     let err = ctx
         .register_avrow(
