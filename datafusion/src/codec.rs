@@ -8,7 +8,7 @@
 //! coordinator (which encodes) and on every worker (which decodes):
 //!
 //! ```rust,ignore
-//! // datafusion-distributed (not a dependency of this crate; see `examples/distributed.rs`):
+//! // datafusion-distributed (not a dependency of this crate; see `examples/distributed/main.rs`):
 //! let coordinator = SessionStateBuilder::new()
 //!     .with_default_features()
 //!     .with_distributed_planner()

@@ -241,6 +241,9 @@ fn first_block(
     if range.start <= header_sync {
         return Ok((header_sync < range.end).then_some(header.len()));
     }
+    if let Some(found) = hop_to(window, header, range)? {
+        return Ok(found);
+    }
     let sync = header.sync();
     let mut at = range.start;
     while at < range.end && at < window.object.size {
@@ -257,6 +260,52 @@ fn first_block(
         }
         // A marker may straddle two GETs.
         at = window.end() - 15;
+    }
+    Ok(None)
+}
+
+/// Block framings [`hop_to`] may read before it gives up and the split scans for a marker.
+const MAX_HOPS: u64 = 4;
+
+/// [`first_block`] by hopping from block to block, from the first (whose framing came with the
+/// header's GET), when blocks are large against the distance to `range`: a split inside a
+/// block larger than itself then learns that it holds no marker from framings alone (a few
+/// bytes each) instead of fetching itself to look for one. `None`: hopping would take more
+/// than [`MAX_HOPS`] framings, or one could not be read; the caller scans.
+///
+/// A hop trusts a block's byte size; the split that reads that block checks the sync marker
+/// after it, so a size that lies ends the query with that split's error, never with a block
+/// read twice or not at all.
+fn hop_to(
+    window: &mut Window,
+    header: &avrow::Header,
+    range: &Range<u64>,
+) -> std::io::Result<Option<Option<u64>>> {
+    let size = window.object.size;
+    let mut at = header.len();
+    let mut hops = 0;
+    while hops < MAX_HOPS {
+        if at >= size {
+            // Past the last block: no marker at or after `range.start`.
+            return Ok(Some(None));
+        }
+        // The first framing lies in the header's GET; later ones fetch their 20 bytes.
+        let Some((_, end)) = frame(window, at, 20)? else {
+            return Ok(None);
+        };
+        if end > size || end <= at {
+            return Ok(None);
+        }
+        if hops == 0 && range.start.saturating_sub(at) > MAX_HOPS * (end - at) {
+            // Blocks are small against the distance: scanning is cheaper.
+            return Ok(None);
+        }
+        let marker = end - 16;
+        if marker >= range.start {
+            return Ok(Some((marker < range.end).then_some(end)));
+        }
+        at = end;
+        hops += 1;
     }
     Ok(None)
 }

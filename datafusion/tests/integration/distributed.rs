@@ -15,6 +15,11 @@ use datafusion_distributed::{
 
 use crate::common::{avrow_ctx, query, text};
 
+// The example's channel resolver, whose errors name the worker.
+#[path = "../../examples/distributed/named_workers.rs"]
+mod named_workers;
+use named_workers::NamedWorkers;
+
 struct Localhost(Vec<u16>);
 
 impl WorkerResolver for Localhost {
@@ -46,13 +51,22 @@ async fn cluster_with_workers(
     let tasks = Arc::new(AtomicUsize::new(0));
     let mut ports = Vec::new();
     let mut workers = Vec::new();
+    let named = NamedWorkers::default();
     for _ in 0..n {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         ports.push(listener.local_addr().unwrap().port());
         let seen = tasks.clone();
+        let named = named.clone();
         let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
             seen.fetch_add(1, Ordering::Relaxed);
-            async move { Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build()) }
+            let named = named.clone();
+            async move {
+                Ok(ctx
+                    .builder
+                    .with_distributed_channel_resolver(named)
+                    .with_distributed_user_codec(AvrowCodec)
+                    .build())
+            }
         });
         workers.push(tokio::spawn(async move {
             tonic::transport::Server::builder()
@@ -67,6 +81,7 @@ async fn cluster_with_workers(
         .with_config(SessionConfig::new().with_target_partitions(2))
         .with_distributed_planner()
         .with_distributed_worker_resolver(Localhost(ports))
+        .with_distributed_channel_resolver(named)
         .with_distributed_user_codec(AvrowCodec)
         .with_distributed_file_scan_config_bytes_per_partition(bytes)
         .unwrap()
@@ -211,8 +226,8 @@ async fn a_dead_worker_is_an_error_not_an_answer() {
         .expect_err("a query with a dead worker must fail")
         .to_string();
     assert!(
-        err.contains("127.0.0.1") || err.to_lowercase().contains("connect"),
-        "the error should name the worker or the connection: {err}"
+        err.contains("worker http://127.0.0.1:"),
+        "the error should name the worker: {err}"
     );
 }
 
@@ -243,7 +258,11 @@ fn doomed_worker(
             }
             async move {
                 std::future::pending::<()>().await;
-                Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build())
+                Ok(ctx
+                    .builder
+                    .with_distributed_channel_resolver(NamedWorkers::default())
+                    .with_distributed_user_codec(AvrowCodec)
+                    .build())
             }
         });
         runtime.spawn(async move {
@@ -281,8 +300,17 @@ async fn a_worker_dying_mid_query_is_an_error_or_a_retry_never_a_partial_answer(
 
     let live = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let live_port = live.local_addr().unwrap().port();
-    let worker = Worker::from_session_builder(|ctx: WorkerQueryContext| async move {
-        Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build())
+    let named = NamedWorkers::default();
+    let live_named = named.clone();
+    let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
+        let named = live_named.clone();
+        async move {
+            Ok(ctx
+                .builder
+                .with_distributed_channel_resolver(named)
+                .with_distributed_user_codec(AvrowCodec)
+                .build())
+        }
     });
     let live_server = tokio::spawn(async move {
         let _ = tonic::transport::Server::builder()
@@ -298,6 +326,7 @@ async fn a_worker_dying_mid_query_is_an_error_or_a_retry_never_a_partial_answer(
         .with_config(SessionConfig::new().with_target_partitions(2))
         .with_distributed_planner()
         .with_distributed_worker_resolver(Localhost(vec![live_port, doomed_port]))
+        .with_distributed_channel_resolver(named)
         .with_distributed_user_codec(AvrowCodec)
         .with_distributed_file_scan_config_bytes_per_partition(256 << 10)
         .unwrap()
@@ -333,14 +362,10 @@ async fn a_worker_dying_mid_query_is_an_error_or_a_retry_never_a_partial_answer(
         Err(e) => {
             let err = e.to_string();
             eprintln!("dying worker: {err}");
-            // The connection to the dead worker broke: a transport error, not a scan's.
-            let lower = err.to_lowercase();
+            // The connection to the dead worker broke, and the error says which worker.
             assert!(
-                err.contains(&doomed_port.to_string())
-                    || lower.contains("connection")
-                    || lower.contains("broken pipe")
-                    || lower.contains("transport"),
-                "the error should name the worker or the connection: {err}"
+                err.contains(&format!("worker http://127.0.0.1:{doomed_port}/")),
+                "the error should name the dead worker (port {doomed_port}): {err}"
             );
         }
     }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::common::*;
 use async_trait::async_trait;
+use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
 use datafusion::prelude::SessionContext;
 use futures::stream::BoxStream;
 use object_store::memory::InMemory;
@@ -362,4 +363,86 @@ async fn globs_across_levels_on_stores_and_local_paths() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("No files found"), "{err}");
+}
+
+/// A zigzag varint, as Avro writes longs.
+fn zigzag(v: i64) -> Vec<u8> {
+    let mut x = ((v << 1) ^ (v >> 63)) as u64;
+    let mut out = Vec::new();
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+    out
+}
+
+#[tokio::test]
+async fn splits_inside_large_blocks_fetch_framings_not_themselves() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file of two to four blocks, split four ways per block: most splits lie inside a
+    // block and hold no sync marker.
+    let (path, blocks) = [128usize << 10, 256 << 10, 512 << 10, 64 << 10]
+        .into_iter()
+        .map(|b| {
+            let path = small_blocks(dir.path(), b);
+            let blocks: Vec<_> = avrow::BlockReader::open(&path)
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            (path, blocks)
+        })
+        .find(|(_, blocks)| (2..=4).contains(&blocks.len()))
+        .expect("a block size giving 2 to 4 blocks");
+    let size = std::fs::metadata(&path).unwrap().len();
+    let partitions = 4 * blocks.len();
+    let sql = "SELECT count(*) AS n, sum(id), max(total), min(customer) FROM t";
+    let local = avrow_ctx(1);
+    local
+        .register_avrow("t", path.to_str().unwrap(), AvrowReadOptions::default())
+        .await
+        .unwrap();
+    let want = text(&query(&local, sql).await);
+    let name = path.file_name().unwrap().to_str().unwrap();
+    let create =
+        format!("CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 'memory://bucket/data/{name}'");
+    let (ctx, store) = remote_ctx(partitions, false, &[&path]).await;
+    query(&ctx, &create).await;
+    store.gets.lock().unwrap().clear();
+    assert_eq!(text(&query(&ctx, sql).await), want);
+    let fetched: u64 = store
+        .gets
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|r| r.end - r.start)
+        .sum();
+    assert!(
+        fetched as f64 <= 1.05 * size as f64,
+        "{fetched} bytes fetched for a {size}-byte object in {} blocks, {partitions} splits",
+        blocks.len()
+    );
+
+    // The first block's byte size lies (100 bytes short, same varint length): the splits
+    // that hop over it land in the wrong place, and the split reading it finds no sync
+    // marker where the size says: an error naming the file, never an answer.
+    let mut bytes = std::fs::read(&path).unwrap();
+    let first = blocks[0].offset() as usize;
+    let count = zigzag(blocks[0].record_count() as i64);
+    let old = zigzag(blocks[0].data().len() as i64);
+    let new = zigzag(blocks[0].data().len() as i64 - 100);
+    assert_eq!(old.len(), new.len());
+    let at = first + count.len();
+    assert_eq!(bytes[at..at + old.len()], old[..]);
+    bytes[at..at + new.len()].copy_from_slice(&new);
+    let damaged = dir.path().join("lying.avro");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let (ctx, _) = remote_ctx(partitions, false, &[&damaged]).await;
+    query(
+        &ctx,
+        "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 'memory://bucket/data/lying.avro'",
+    )
+    .await;
+    let err = query_err(&ctx, sql).await;
+    assert!(err.contains("lying.avro"), "{err}");
 }

@@ -29,6 +29,9 @@ use datafusion_distributed::{
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::Server;
 
+mod named_workers;
+use named_workers::NamedWorkers;
+
 /// The workers' URLs, fixed for the coordinator's life.
 struct Urls(Vec<url::Url>);
 
@@ -38,17 +41,25 @@ impl WorkerResolver for Urls {
     }
 }
 
-/// A worker: decodes the tasks it is sent with avrow's codec.
-fn worker() -> Worker {
-    Worker::from_session_builder(|ctx: WorkerQueryContext| async move {
-        Ok(ctx.builder.with_distributed_user_codec(AvrowCodec).build())
+/// A worker: decodes the tasks it is sent with avrow's codec; its reads from other workers
+/// name them in their errors.
+fn worker(workers: NamedWorkers) -> Worker {
+    Worker::from_session_builder(move |ctx: WorkerQueryContext| {
+        let workers = workers.clone();
+        async move {
+            Ok(ctx
+                .builder
+                .with_distributed_channel_resolver(workers)
+                .with_distributed_user_codec(AvrowCodec)
+                .build())
+        }
     })
 }
 
 /// Serve a worker on `listener` until the process ends.
-async fn serve(listener: tokio::net::TcpListener) -> Result<()> {
+async fn serve(listener: tokio::net::TcpListener, workers: NamedWorkers) -> Result<()> {
     Server::builder()
-        .add_service(worker().into_worker_server())
+        .add_service(worker(workers).into_worker_server())
         .serve_with_incoming(TcpIncoming::from(listener))
         .await
         .map_err(|e| DataFusionError::External(Box::new(e)))
@@ -140,10 +151,12 @@ fn parse() -> Result<Args> {
 #[tokio::main]
 async fn main() -> Result<()> {
     let args = parse()?;
+    // One resolver for the process: it caches a channel per worker.
+    let workers = NamedWorkers::default();
     if let Some(addr) = args.serve {
         let listener = tokio::net::TcpListener::bind(addr).await?;
         eprintln!("avrow worker listening on {}", listener.local_addr()?);
-        return serve(listener).await;
+        return serve(listener, workers).await;
     }
     let sql = args.sql.clone().ok_or_else(|| usage("no SQL given"))?;
     let urls = match (args.workers, args.connect.is_empty()) {
@@ -153,8 +166,9 @@ async fn main() -> Result<()> {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
                 let port = listener.local_addr()?.port();
                 urls.push(url::Url::parse(&format!("http://127.0.0.1:{port}")).expect("a URL"));
+                let workers = workers.clone();
                 tokio::spawn(async move {
-                    if let Err(e) = serve(listener).await {
+                    if let Err(e) = serve(listener, workers).await {
                         eprintln!("worker on port {port}: {e}");
                     }
                 });
@@ -169,6 +183,7 @@ async fn main() -> Result<()> {
         .with_config(SessionConfig::new().with_target_partitions(args.partitions))
         .with_distributed_planner()
         .with_distributed_worker_resolver(Urls(urls))
+        .with_distributed_channel_resolver(workers)
         .with_distributed_user_codec(AvrowCodec)
         .with_distributed_file_scan_config_bytes_per_partition(args.split_bytes)?
         .build();
