@@ -5,15 +5,26 @@ interleaved rounds; and the Rust reader doing the same (`target/release/read_tab
 by path, one thread, every batch kept) for the Python call's overhead.
 
     python3 benches/python.py [--rounds 5] FILE.avro ...
+    python3 benches/python.py --threads [--rounds 5] FILE.avro ...   # every core vs one
+    python3 benches/python.py --write [--rounds 5] FILE.avro ...     # writing vs fastavro
+
+`--threads`: `read_avro(path)` (every core) against `read_avro(path, threads=1)`, interleaved.
+`--write`: the file's rows written back as Avro with the file's own schema, uncompressed and
+deflate, by `avrow.write_avro(table, ...)` from the `pyarrow.Table` (`threads=1` and
+`threads=0`, every core) and by `fastavro.writer` from the records (Python dicts, as fastavro reads them), and by
+polars' `DataFrame.write_avro` where it can hold the data; each output read back by fastavro
+(same row count). Conversions to each writer's input are not timed.
 
 Needs `pip install ./python fastavro polars polars-avro duckdb duckdb-extension-avro` and
 `cargo build --release -p avrow-benches --bin read_table`. Prints a Markdown table.
 """
 import argparse
+import json
 import os
 import re
 import statistics
 import subprocess
+import tempfile
 import time
 
 import avrow
@@ -64,11 +75,95 @@ def rust_seconds(path, rounds):
     return float(text.strip())
 
 
+def interleaved(fns, rounds):
+    """Median seconds of each function over `rounds` rounds, the order rotating each round."""
+    names = list(fns)
+    times = {n: [] for n in names}
+    for i in range(rounds):
+        for k in range(len(names)):
+            n = names[(i + k) % len(names)]
+            t = time.perf_counter()
+            fns[n]()
+            times[n].append(time.perf_counter() - t)
+    return {n: statistics.median(v) for n, v in times.items()}
+
+
+def threads_table(files, rounds):
+    print(f"every core: {os.cpu_count()} CPUs")
+    print("| file | rows | threads=1 s | every core s | speed-up |")
+    print("|---|---:|---:|---:|---:|")
+    for path in files:
+        rows = avrow.read_avro(path).num_rows
+        med = interleaved({
+            "one": lambda: avrow.read_avro(path, threads=1),
+            "all": lambda: avrow.read_avro(path),
+        }, rounds)
+        print(f"| {os.path.basename(path)} | {rows} | {med['one']:.3f} | {med['all']:.3f} "
+              f"| {med['one'] / med['all']:.2f}× |", flush=True)
+
+
+def write_table(files, rounds):
+    print("| file | rows | codec | avrow 1 thread s | avrow every core s | fastavro s "
+          "| polars s | fastavro / avrow 1 thread | fastavro / avrow every core |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in files:
+            table = avrow.read_avro(path)
+            schema = avrow.read_schema(path)
+            parsed = fastavro.parse_schema(json.loads(schema) if isinstance(schema, str) else schema)
+            with open(path, "rb") as f:
+                records = list(fastavro.reader(f))
+            try:
+                frame = pl.from_arrow(table)
+            except Exception:  # noqa: BLE001 (a type polars cannot hold)
+                frame = None
+            out = os.path.join(tmp, "out.avro")
+            for codec, fcodec, pcodec in (("none", "null", "uncompressed"),
+                                          ("deflate", "deflate", "deflate")):
+                fns = {
+                    "avrow1": lambda: avrow.write_avro(table, out, codec=codec, threads=1,
+                                                       avro_schema=schema),
+                    "avrow": lambda: avrow.write_avro(table, out, codec=codec, threads=0,
+                                                      avro_schema=schema),
+                    "fastavro": lambda: fastavro.writer(open(out, "wb"), parsed, records,
+                                                        codec=fcodec),
+                }
+                if frame is not None:
+                    fns["polars"] = lambda: frame.write_avro(out, compression=pcodec)
+                for n in list(fns):
+                    try:
+                        fns[n]()
+                    except Exception as e:  # noqa: BLE001
+                        if n.startswith("avrow") or n == "fastavro":
+                            raise
+                        print(f"({n} cannot write {os.path.basename(path)}: "
+                              f"{type(e).__name__})")
+                        del fns[n]
+                        continue
+                    with open(out, "rb") as f:
+                        got = sum(1 for _ in fastavro.reader(f))
+                    if got != len(records):
+                        raise SystemExit(f"{n} wrote {got} rows of {len(records)}")
+                med = interleaved(fns, rounds)
+                polars_cell = f"{med['polars']:.3f}" if "polars" in med else "fails"
+                print(f"| {os.path.basename(path)} | {len(records)} | {codec} "
+                      f"| {med['avrow1']:.3f} | {med['avrow']:.3f} | {med['fastavro']:.3f} "
+                      f"| {polars_cell} | {med['fastavro'] / med['avrow1']:.1f}× "
+                      f"| {med['fastavro'] / med['avrow']:.1f}× |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--threads", action="store_true", help="every core against one")
+    mode.add_argument("--write", action="store_true", help="writing, against fastavro")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
+    if a.threads:
+        return threads_table(a.files, a.rounds)
+    if a.write:
+        return write_table(a.files, a.rounds)
     rs = readers()
     names = list(rs)
     print("| file | rows | " + " | ".join(f"{n} s" for n in names)

@@ -326,9 +326,8 @@ fn write(
     if let Some(n) = block_size {
         b = b.with_block_size(n);
     }
-    if let Some(n) = threads {
-        b = b.with_threads(n);
-    }
+    // `None` is every core, as documented (the Rust builder's own default is one thread).
+    b = b.with_threads(threads.unwrap_or(0));
     if let Some(json) = avro_schema {
         b = b.with_avro_schema(parse_schema(&json, "<avro schema>")?);
     }
