@@ -10,8 +10,8 @@ by path, one thread, every batch kept) for the Python call's overhead.
 
 `--threads`: `read_avro(path)` (every core) against `read_avro(path, threads=1)`, interleaved.
 `--write`: the file's rows written back as Avro with the file's own schema, uncompressed and
-deflate, by `avrow.write_avro(table, ...)` from the `pyarrow.Table` (`threads=1` and
-`threads=0`, every core) and by `fastavro.writer` from the records (Python dicts, as fastavro reads them), and by
+deflate, by `avrow.write_avro(table, ...)` from the `pyarrow.Table` (`threads=1` and the
+default, every core) and by `fastavro.writer` from the records (Python dicts, as fastavro reads them), and by
 polars' `DataFrame.write_avro` where it can hold the data; each output read back by fastavro
 (same row count). Conversions to each writer's input are not timed.
 
@@ -123,7 +123,7 @@ def write_table(files, rounds):
                 fns = {
                     "avrow1": lambda: avrow.write_avro(table, out, codec=codec, threads=1,
                                                        avro_schema=schema),
-                    "avrow": lambda: avrow.write_avro(table, out, codec=codec, threads=0,
+                    "avrow": lambda: avrow.write_avro(table, out, codec=codec,
                                                       avro_schema=schema),
                     "fastavro": lambda: fastavro.writer(open(out, "wb"), parsed, records,
                                                         codec=fcodec),
