@@ -32,6 +32,22 @@ impl WorkerResolver for Localhost {
     }
 }
 
+/// A worker that decodes avrow scans and names the workers it reads from in its errors;
+/// `tasks` counts the tasks it was sent.
+fn worker(named: NamedWorkers, tasks: Arc<AtomicUsize>) -> Worker {
+    Worker::from_session_builder(move |ctx: WorkerQueryContext| {
+        tasks.fetch_add(1, Ordering::Relaxed);
+        let named = named.clone();
+        async move {
+            Ok(ctx
+                .builder
+                .with_distributed_channel_resolver(named)
+                .with_distributed_user_codec(AvrowCodec)
+                .build())
+        }
+    })
+}
+
 /// `n` workers on localhost ports, each counting the tasks it was sent, and a coordinator
 /// that splits scans into tasks of ~`bytes` bytes.
 async fn cluster(n: usize, bytes: usize) -> (SessionContext, Arc<AtomicUsize>) {
@@ -55,19 +71,7 @@ async fn cluster_with_workers(
     for _ in 0..n {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         ports.push(listener.local_addr().unwrap().port());
-        let seen = tasks.clone();
-        let named = named.clone();
-        let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
-            seen.fetch_add(1, Ordering::Relaxed);
-            let named = named.clone();
-            async move {
-                Ok(ctx
-                    .builder
-                    .with_distributed_channel_resolver(named)
-                    .with_distributed_user_codec(AvrowCodec)
-                    .build())
-            }
-        });
+        let worker = worker(named.clone(), tasks.clone());
         workers.push(tokio::spawn(async move {
             tonic::transport::Server::builder()
                 .add_service(worker.into_worker_server())
@@ -301,17 +305,7 @@ async fn a_worker_dying_mid_query_is_an_error_or_a_retry_never_a_partial_answer(
     let live = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let live_port = live.local_addr().unwrap().port();
     let named = NamedWorkers::default();
-    let live_named = named.clone();
-    let worker = Worker::from_session_builder(move |ctx: WorkerQueryContext| {
-        let named = live_named.clone();
-        async move {
-            Ok(ctx
-                .builder
-                .with_distributed_channel_resolver(named)
-                .with_distributed_user_codec(AvrowCodec)
-                .build())
-        }
-    });
+    let worker = worker(named.clone(), Arc::default());
     let live_server = tokio::spawn(async move {
         let _ = tonic::transport::Server::builder()
             .add_service(worker.into_worker_server())
