@@ -23,7 +23,6 @@ use datafusion::physical_plan::projection::ProjectionExprs;
 use datafusion::physical_plan::{DisplayFormatType, PhysicalExpr};
 use futures::StreamExt;
 use object_store::{GetOptions, GetResultPayload, ObjectMeta, ObjectStore};
-use tokio::runtime::Handle;
 
 use crate::nested;
 use crate::options::AvrowReadOptions;
@@ -177,7 +176,6 @@ impl Input {
                 store: Arc::clone(store),
                 location: meta.location.clone(),
                 size: meta.size,
-                handle: Handle::current(),
             }),
         })
     }

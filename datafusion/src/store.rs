@@ -4,7 +4,10 @@
 //! block is asked for), and row counts from the block headers alone.
 //!
 //! These readers are blocking (`std::io::Read`): they run on a blocking thread of the tokio
-//! runtime (never on a worker) and wait on the store with the runtime's [`Handle`].
+//! runtime (never on a worker) and wait on the store with the [`Handle`] of the runtime they
+//! run in, found at each GET: an [`Object`] may outlive the execution that located it (a
+//! scan's file cache keeps files whose later splits never opened, under a `LIMIT`), and the
+//! next execution may run in another runtime.
 
 use std::io::Read;
 use std::ops::Range;
@@ -32,7 +35,6 @@ pub(crate) struct Object {
     pub(crate) store: Arc<dyn ObjectStore>,
     pub(crate) location: Path,
     pub(crate) size: u64,
-    pub(crate) handle: Handle,
 }
 
 impl Object {
@@ -46,7 +48,13 @@ impl Object {
         if range.is_empty() {
             return Ok(Bytes::new());
         }
-        self.handle
+        let handle = Handle::try_current().map_err(|e| {
+            std::io::Error::other(format!(
+                "reading {} outside a tokio runtime: {e}",
+                self.name()
+            ))
+        })?;
+        handle
             .block_on(self.store.get_range(&self.location, range))
             .map_err(std::io::Error::other)
     }
@@ -284,10 +292,9 @@ const MAX_HOPS: u64 = 4;
 /// than [`MAX_HOPS`] framings, or one could not be read; the caller scans.
 ///
 /// A hop trusts a block's byte size; the split that reads that block checks the sync marker
-/// after it, so a size that lies ends the query with that split's error. (Except where the
-/// lie spans whole blocks, marker to marker, and the codec ignores bytes after its stream's
-/// end, as deflate does: then the skipped blocks are lost silently, as they are in a
-/// single reader of the whole file.)
+/// after it and that the block's data ends where its size says (the codecs refuse bytes left
+/// after their stream), so a size that lies ends the query with that split's error, even
+/// when the lie spans whole blocks marker to marker.
 fn hop_to(
     window: &mut Window,
     header: &avrow::Header,
@@ -441,8 +448,8 @@ mod tests {
             store,
             location,
             size,
-            handle: runtime.handle().clone(),
         };
+        let _context = runtime.enter();
         let header = read_header(&object).unwrap();
         let (mut hopped, mut checked) = (0, 0);
         let step = (size / 97).max(1);

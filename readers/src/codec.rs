@@ -14,6 +14,8 @@
 use std::fmt;
 use std::io::Read;
 
+use crate::libdeflate::{Inflated, Libdeflate};
+
 /// An Avro block codec (`avro.codec` in the file header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -101,6 +103,15 @@ pub enum DecompressError {
         /// The decoder memory limit in bytes.
         limit: u64,
     },
+    /// The deflate stream ends before the block does, by more than the few bytes some
+    /// writers leave there: the block's byte size says more than its data holds (a size that
+    /// lies this way can swallow the blocks after it).
+    TrailingData {
+        /// The compressed bytes the stream used.
+        used: usize,
+        /// The block's compressed bytes.
+        len: usize,
+    },
 }
 
 impl fmt::Display for DecompressError {
@@ -127,11 +138,21 @@ impl fmt::Display for DecompressError {
                 f,
                 "the xz data needs more than {limit} bytes of decoder memory (its dictionary)"
             ),
+            DecompressError::TrailingData { used, len } => write!(
+                f,
+                "the deflate stream ends after {used} of the block's {len} bytes: the block's size is wrong"
+            ),
         }
     }
 }
 
 impl std::error::Error for DecompressError {}
+
+/// Bytes a deflate block may hold after its stream ends. fastavro and Apache's Python writer
+/// store `zlib.compress(data)[2:-1]`: the raw stream and the first 3 bytes of zlib's 4-byte
+/// checksum. More is a wrong block size: swallowing even one following block takes its
+/// 16-byte sync marker and two varints.
+const DEFLATE_TRAILING_SLACK: usize = 4;
 
 /// The most decoder memory an xz block may ask for. xz's strongest preset (`-9`) uses a
 /// 64 MiB dictionary; Avro writers use the default (8 MiB).
@@ -238,7 +259,8 @@ fn io_error(e: std::io::Error) -> DecompressError {
 
 /// Per-worker decompression state, reused across blocks.
 pub(crate) struct Decompressor {
-    libdeflate: libdeflater::Decompressor,
+    /// `None` only if libdeflate could not allocate its tables: zlib-rs inflates every block.
+    libdeflate: Option<Libdeflate>,
     /// The output size of the last deflate block: the next block of a file is likely alike.
     last_inflated: usize,
     inflate: flate2::Decompress,
@@ -250,7 +272,7 @@ pub(crate) struct Decompressor {
 impl Default for Decompressor {
     fn default() -> Self {
         Decompressor {
-            libdeflate: libdeflater::Decompressor::new(),
+            libdeflate: Libdeflate::new(),
             last_inflated: 0,
             inflate: flate2::Decompress::new(false),
             zstd: None,
@@ -303,7 +325,12 @@ impl Decompressor {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Result<(), DecompressError> {
-        use libdeflater::DecompressionError;
+        let Some(libdeflate) = self.libdeflate.as_mut() else {
+            out.clear();
+            self.inflate(input, out, limit)?;
+            self.last_inflated = out.len();
+            return Ok(());
+        };
         let last = self.last_inflated;
         let first = (last + last / 4)
             .max(input.len().saturating_mul(4))
@@ -313,18 +340,18 @@ impl Decompressor {
             if out.len() < size {
                 out.resize(size, 0);
             }
-            match self.libdeflate.deflate_decompress(input, &mut out[..size]) {
-                Ok(n) => {
-                    out.truncate(n);
-                    self.last_inflated = n;
-                    return Ok(());
+            match libdeflate.inflate(input, &mut out[..size]) {
+                Inflated::Done { used, produced } => {
+                    out.truncate(produced);
+                    self.last_inflated = produced;
+                    return check_trailing(used, input.len());
                 }
-                Err(DecompressionError::InsufficientSpace) if size < limit => {}
-                Err(DecompressionError::InsufficientSpace) => {
+                Inflated::NoSpace if size < limit => {}
+                Inflated::NoSpace => {
                     out.clear();
                     return Err(DecompressError::OverLimit { limit });
                 }
-                Err(DecompressionError::BadData) => break,
+                Inflated::BadData => break,
             }
         }
         out.clear();
@@ -356,7 +383,10 @@ impl Decompressor {
             growth.wrote(written);
             let progressed = self.inflate.total_in() as usize != consumed || written > 0;
             match status {
-                Status::StreamEnd => return growth.finish(),
+                Status::StreamEnd => {
+                    growth.finish()?;
+                    return check_trailing(self.inflate.total_in() as usize, input.len());
+                }
                 Status::Ok | Status::BufError => {
                     if !progressed && !full {
                         return Err(DecompressError::Truncated);
@@ -416,6 +446,15 @@ impl Decompressor {
         self.last_zstd = out.len();
         Ok(())
     }
+}
+
+/// A deflate stream that used `used` of the block's `len` bytes: more than
+/// [`DEFLATE_TRAILING_SLACK`] left over is an error.
+fn check_trailing(used: usize, len: usize) -> Result<(), DecompressError> {
+    if len.saturating_sub(used) > DEFLATE_TRAILING_SLACK {
+        return Err(DecompressError::TrailingData { used, len });
+    }
+    Ok(())
 }
 
 fn check_limit(size: usize, limit: usize) -> Result<(), DecompressError> {
@@ -721,6 +760,62 @@ mod tests {
         assert!(d
             .decompress(Codec::Deflate, &garbage, &mut out, 1 << 20)
             .is_err());
+    }
+
+    #[test]
+    fn bytes_after_the_deflate_stream_beyond_a_checksum_are_an_error() {
+        // fastavro and Apache's Python writer leave 3 bytes of zlib's checksum after the raw
+        // stream: read. A block size that swallows more (a sync marker, the next block) is
+        // an error, from libdeflate and from zlib-rs (a block libdeflate rejects, or no
+        // libdeflate), and the block's bytes are intact.
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i % 251) as u8).collect();
+        let stream = compress(Codec::Deflate, &data);
+        for extra in [0usize, 1, 3, 4, 5, 16, 40_000] {
+            let mut input = stream.clone();
+            input.extend((0..extra).map(|i| (i * 7) as u8));
+            type Inflate =
+                fn(&mut Decompressor, &[u8], &mut Vec<u8>) -> Result<(), DecompressError>;
+            let engines: [(&str, Inflate); 2] = [
+                ("libdeflate", |d, i, o| {
+                    d.decompress(Codec::Deflate, i, o, 1 << 20)
+                }),
+                ("zlib-rs", |d, i, o| d.inflate(i, o, 1 << 20)),
+            ];
+            for (name, run) in engines {
+                let mut out = Vec::new();
+                let result = run(&mut Decompressor::default(), &input, &mut out);
+                if extra <= DEFLATE_TRAILING_SLACK {
+                    result.unwrap_or_else(|e| panic!("{name}, {extra} bytes after: {e}"));
+                    assert!(out == data, "{name}, {extra} bytes after");
+                } else {
+                    let err = result.expect_err(name);
+                    assert_eq!(
+                        err,
+                        DecompressError::TrailingData {
+                            used: stream.len(),
+                            len: input.len()
+                        },
+                        "{name}"
+                    );
+                    assert!(err.to_string().contains("size is wrong"), "{err}");
+                }
+            }
+        }
+        // Without libdeflate (its tables not allocated), zlib-rs does the same.
+        let mut d = Decompressor {
+            libdeflate: None,
+            ..Decompressor::default()
+        };
+        let mut out = Vec::new();
+        let mut input = stream.clone();
+        input.extend_from_slice(&[0; 20]);
+        assert!(matches!(
+            d.decompress(Codec::Deflate, &input, &mut out, 1 << 20),
+            Err(DecompressError::TrailingData { .. })
+        ));
+        d.decompress(Codec::Deflate, &stream, &mut out, 1 << 20)
+            .unwrap();
+        assert!(out == data);
     }
 
     #[test]

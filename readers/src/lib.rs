@@ -32,6 +32,7 @@ mod codec;
 mod compress;
 mod container;
 mod error;
+mod libdeflate;
 mod parallel;
 mod reader;
 mod sequential;

@@ -25,6 +25,9 @@ pub struct Recording {
     inner: Arc<dyn ObjectStore>,
     pub gets: Mutex<Vec<Range<u64>>>,
     pub heads: std::sync::atomic::AtomicUsize,
+    /// Each GET first waits this long on the runtime's timer, as a network client needs its
+    /// runtime's drivers (a GET on a runtime that is gone fails).
+    pub timer: Option<std::time::Duration>,
 }
 
 impl Recording {
@@ -33,6 +36,7 @@ impl Recording {
             inner,
             gets: Mutex::default(),
             heads: Default::default(),
+            timer: None,
         }
     }
 }
@@ -69,6 +73,9 @@ impl ObjectStore for Recording {
     }
 
     async fn get_opts(&self, location: &Path, options: GetOptions) -> Result<GetResult> {
+        if let Some(wait) = self.timer {
+            tokio::time::sleep(wait).await;
+        }
         let head = options.head;
         let range = options.range.clone();
         let result = self.inner.get_opts(location, options).await?;
@@ -157,6 +164,80 @@ async fn object_store_answers_equal_local_answers() {
                 "{q}"
             );
         }
+    }
+}
+
+#[test]
+fn a_plan_runs_again_in_another_runtime() {
+    // The scan's file cache keeps a file until its last split opens. The first run of a plan
+    // stops after one batch (as a LIMIT stops a scan), so splits of the file never open, and
+    // its runtime ends; the next run (state reset, as DataFusion requires to run a plan
+    // again), in a new runtime, reads the cached file's splits. Every GET of that run must
+    // use the runtime it runs in.
+    use datafusion::physical_plan::execution_plan::reset_plan_states;
+    use datafusion::physical_plan::{collect, ExecutionPlanProperties};
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = small_blocks(dir.path(), 8 << 10);
+    let name = path.file_name().unwrap().to_str().unwrap().to_string();
+    let runtime = || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let first = runtime();
+    let (ctx, plan) = first.block_on(async {
+        let inner: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+        inner
+            .put(
+                &Path::from(format!("data/{name}")),
+                std::fs::read(&path).unwrap().into(),
+            )
+            .await
+            .unwrap();
+        let mut store = Recording::new(inner);
+        store.timer = Some(std::time::Duration::from_millis(1));
+        let ctx = SessionContext::new_with_config(
+            config(4)
+                .with_batch_size(64)
+                .set_bool("datafusion.execution.collect_statistics", false),
+        );
+        avrow_datafusion::register(&ctx).unwrap();
+        ctx.register_object_store(&Url::parse("memory://bucket").unwrap(), Arc::new(store));
+        query(
+            &ctx,
+            &format!(
+                "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 'memory://bucket/data/{name}'"
+            ),
+        )
+        .await;
+        let plan = ctx
+            .sql("SELECT id FROM t")
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        assert_eq!(plan.output_partitioning().partition_count(), 4);
+        let mut stream = plan.execute(0, ctx.task_ctx()).unwrap();
+        let batch = stream.next().await.unwrap().unwrap();
+        assert!(batch.num_rows() > 0);
+        (ctx, plan)
+    });
+    drop(first);
+    for round in 0..2 {
+        let plan = reset_plan_states(Arc::clone(&plan)).unwrap();
+        let rows: usize = runtime().block_on(async {
+            collect(plan, ctx.task_ctx())
+                .await
+                .unwrap_or_else(|e| panic!("run {round} in a new runtime: {e}"))
+                .iter()
+                .map(|b| b.num_rows())
+                .sum()
+        });
+        assert_eq!(rows, 1500, "run {round} in a new runtime");
     }
 }
 

@@ -10,6 +10,7 @@ mod fuzzed;
 mod gen;
 mod harness;
 mod hostile;
+mod hostile_codecs;
 mod oracle;
 mod parallel;
 mod projection;
