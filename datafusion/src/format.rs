@@ -20,6 +20,7 @@ use object_store::{ObjectMeta, ObjectStore};
 
 use crate::options::AvrowReadOptions;
 use crate::source::{AvrowSource, Input};
+use crate::store::RowCount;
 
 /// Makes [`AvrowFormat`]s for `STORED AS AVRO` tables, with the statement's `OPTIONS`.
 #[derive(Debug, Default, Clone)]
@@ -150,7 +151,9 @@ impl FileFormat for AvrowFormat {
     }
 
     /// The row count from the file's block headers (no record is decoded), so that
-    /// `count(*)` is answered from statistics.
+    /// `count(*)` is answered from statistics. An object of a store whose block headers take
+    /// more than a few requests to walk gets an estimate (`Inexact`: planning uses it,
+    /// `count(*)` scans).
     async fn infer_stats(
         &self,
         _state: &dyn Session,
@@ -166,7 +169,8 @@ impl FileFormat for AvrowFormat {
             .with_total_byte_size(Precision::Inexact(object.size as usize));
         // A file whose framing is broken has no count; the scan reports its error.
         Ok(match rows {
-            Ok(rows) => stats.with_num_rows(Precision::Exact(rows as usize)),
+            Ok(RowCount::Exact(rows)) => stats.with_num_rows(Precision::Exact(rows as usize)),
+            Ok(RowCount::Estimate(rows)) => stats.with_num_rows(Precision::Inexact(rows as usize)),
             Err(_) => stats,
         })
     }

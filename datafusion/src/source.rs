@@ -26,7 +26,7 @@ use object_store::{GetOptions, GetResultPayload, ObjectMeta, ObjectStore};
 
 use crate::nested;
 use crate::options::AvrowReadOptions;
-use crate::store::{self, Object, SplitStream};
+use crate::store::{self, Object, RowCount, SplitStream};
 
 /// DataFusion's `FileSource` for Avro container files, read by avrow.
 #[derive(Clone)]
@@ -185,8 +185,9 @@ impl Input {
         self.open()?.schema(builder)
     }
 
-    /// Rows in the file, from its block headers. Blocking.
-    pub(crate) fn count_rows(&self) -> Result<u64> {
+    /// Rows in the file, from its block headers (every one of a local file; an object's
+    /// within a budget of requests, else an estimate). Blocking.
+    pub(crate) fn count_rows(&self) -> Result<RowCount> {
         match self {
             Input::Local(path) => {
                 let mut rows = 0u64;
@@ -202,7 +203,7 @@ impl Input {
                             )))
                         })?;
                 }
-                Ok(rows)
+                Ok(RowCount::Exact(rows))
             }
             Input::Remote(object) => {
                 let header = store::read_header(object).map_err(external)?;

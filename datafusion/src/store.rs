@@ -28,6 +28,11 @@ const READ_CHUNK: u64 = 8 << 20;
 const WALK_CHUNK: u64 = 256 << 10;
 /// A header larger than this is refused (the reader's own limits are smaller still).
 const MAX_HEADER: u64 = 64 << 20;
+/// The most GETs a row count walks with (after the header's), and the most bytes it fetches:
+/// a table's registration costs a few requests per object, not the object. An object whose
+/// block headers are not all reached within them gets an estimate, not a count.
+const COUNT_MAX_GETS: u32 = 32;
+const COUNT_MAX_BYTES: u64 = 4 << 20;
 
 /// One object of a store, read with ranged GETs.
 #[derive(Clone)]
@@ -125,6 +130,9 @@ struct Window {
     object: Object,
     start: u64,
     bytes: Bytes,
+    /// GETs made and bytes fetched by this window (the header's prefix not counted).
+    gets: u32,
+    fetched: u64,
 }
 
 impl Window {
@@ -134,6 +142,8 @@ impl Window {
             object,
             start: 0,
             bytes: prefix,
+            gets: 0,
+            fetched: 0,
         }
     }
 
@@ -151,6 +161,8 @@ impl Window {
         let end = (at + n.max(chunk)).min(self.object.size);
         self.bytes = self.object.get(at..end)?;
         self.start = at;
+        self.gets += 1;
+        self.fetched += self.bytes.len() as u64;
         Ok(())
     }
 
@@ -192,7 +204,7 @@ fn varint(bytes: &[u8]) -> Option<(i64, usize)> {
 /// Rows of an object, from its block headers (no block data is fetched beyond what shares a
 /// GET with a header). Each block's framing is checked as the reader checks it: the sync
 /// marker before it (fetched with its header) and the one after the last block.
-pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Result<u64> {
+pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Result<RowCount> {
     let (prefix, header) = (header.prefix.clone(), &header.header);
     let invalid = |what: String| {
         std::io::Error::new(
@@ -202,12 +214,23 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
     };
     let sync = header.sync();
     let mut window = Window::new(object.clone(), prefix);
-    let mut at = header.len();
+    let first = header.len();
+    let mut at = first;
     let mut rows = 0u64;
+    // Small blocks: framings in chunks of many blocks; after a block larger than a chunk,
+    // only the next framing (its marker before it).
+    let mut chunk = WALK_CHUNK;
     loop {
+        if window.gets > COUNT_MAX_GETS || window.fetched > COUNT_MAX_BYTES {
+            return Ok(RowCount::Estimate(estimate(
+                rows,
+                at - first,
+                object.size - first,
+            )));
+        }
         // The marker that ends the previous block (or the header) and this block's framing
         // come in one GET.
-        window.ensure(at - 16, 36, WALK_CHUNK)?;
+        window.ensure(at - 16, 36, chunk)?;
         if window.slice(at - 16..at) != sync[..] {
             return Err(invalid(format!(
                 "no sync marker at byte {} (the end of the block before byte {at})",
@@ -215,9 +238,9 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
             )));
         }
         if at >= object.size {
-            return Ok(rows);
+            return Ok(RowCount::Exact(rows));
         }
-        match frame(&mut window, at, WALK_CHUNK)? {
+        match frame(&mut window, at, chunk)? {
             Some((count, end)) if end <= object.size => {
                 rows = rows.checked_add(count).ok_or_else(|| {
                     invalid(format!(
@@ -225,6 +248,11 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
                         u64::MAX
                     ))
                 })?;
+                chunk = if end - at > WALK_CHUNK {
+                    36
+                } else {
+                    WALK_CHUNK
+                };
                 at = end;
             }
             _ => {
@@ -234,6 +262,24 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
             }
         }
     }
+}
+
+/// How many rows an object holds, from its block headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RowCount {
+    /// Every block header was read.
+    Exact(u64),
+    /// The walk stopped within its budget: the rows of the blocks it read, scaled to the
+    /// object's size.
+    Estimate(u64),
+}
+
+/// `rows` in the first `walked` bytes of `total` (block bytes after the header), scaled.
+fn estimate(rows: u64, walked: u64, total: u64) -> u64 {
+    if walked == 0 {
+        return 0;
+    }
+    (u128::from(rows) * u128::from(total) / u128::from(walked)).min(u128::from(u64::MAX)) as u64
 }
 
 /// Where the blocks of `range` start (the Hadoop rule: a range reads the blocks whose

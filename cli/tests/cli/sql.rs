@@ -161,47 +161,16 @@ fn globs_and_lone_files_by_path() {
     );
 }
 
-/// moto's S3 server (the DataFusion crate's test helper) with `objects` (BUCKET/KEY=PATH)
-/// uploaded; stopped when dropped.
+/// moto's S3 server: the DataFusion crate's test helper.
 #[cfg(feature = "cloud")]
-struct Moto(std::process::Child, String);
-
-#[cfg(feature = "cloud")]
-impl Moto {
-    fn start(args: &[String]) -> Moto {
-        use std::io::BufRead;
-        let script =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../datafusion/tests/moto_s3.py");
-        let mut child = std::process::Command::new("python3")
-            .arg(script)
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("python3 with moto[server] (scripts/test installs it)");
-        let mut line = String::new();
-        std::io::BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert!(line.starts_with("http://127.0.0.1:"), "moto: {line:?}");
-        Moto(child, line.trim().to_string())
-    }
-}
-
-#[cfg(feature = "cloud")]
-impl Drop for Moto {
-    fn drop(&mut self) {
-        drop(self.0.stdin.take());
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+#[path = "../../../datafusion/tests/moto.rs"]
+mod moto;
 
 #[cfg(feature = "cloud")]
 #[test]
 fn s3_tables_configured_from_the_environment() {
     let order = sample("order");
-    let moto = Moto::start(&[
+    let moto = moto::Moto::start(&[
         "avrow-cli".into(),
         format!("avrow-cli/orders/2024/a.avro={}", order.display()),
         format!("avrow-cli/orders/2025/b.avro={}", order.display()),
@@ -213,7 +182,7 @@ fn s3_tables_configured_from_the_environment() {
             .env_remove("AWS_ENDPOINT_URL_S3")
             .env_remove("AWS_VIRTUAL_HOSTED_STYLE_REQUEST")
             .env_remove("AWS_SKIP_SIGNATURE")
-            .env("AWS_ENDPOINT", &moto.1)
+            .env("AWS_ENDPOINT", &moto.endpoint)
             .env("AWS_ALLOW_HTTP", "true")
             .env("AWS_ACCESS_KEY_ID", "test")
             .env("AWS_SECRET_ACCESS_KEY", "test")
@@ -239,7 +208,7 @@ fn s3_tables_configured_from_the_environment() {
     );
     // A bucket that does not exist: an error naming the table and location.
     avrow()
-        .env("AWS_ENDPOINT", &moto.1)
+        .env("AWS_ENDPOINT", &moto.endpoint)
         .env("AWS_ALLOW_HTTP", "true")
         .env("AWS_ACCESS_KEY_ID", "test")
         .env("AWS_SECRET_ACCESS_KEY", "test")

@@ -14,7 +14,11 @@
 //! Flags: `--workers N` | `--connect URL,...` | `--serve ADDR`; `--table NAME=PATH_OR_GLOB`
 //! (repeatable); `--format table|csv`; `--partitions N` (per task, default 2);
 //! `--split-mb N` (bytes of files per task before a scan is split, default 16);
-//! `--explain` (print the distributed plan, not the result).
+//! `--explain` (print the distributed plan, not the result); `--rounds N` (run the query N
+//! times, each in a fresh session that registers the tables again, and print each round's
+//! seconds on stderr). `--workers 0` runs the query in this process alone, without the
+//! distributed planner: the single-node reference the cluster's overhead is measured
+//! against (`docs/perf/sql.md`).
 
 use std::net::SocketAddr;
 
@@ -74,6 +78,7 @@ struct Args {
     partitions: usize,
     split_bytes: usize,
     explain: bool,
+    rounds: usize,
     sql: Option<String>,
 }
 
@@ -81,7 +86,7 @@ fn usage(why: &str) -> DataFusionError {
     DataFusionError::Configuration(format!(
         "{why}\nusage: distributed (--workers N | --connect URL,... | --serve ADDR) \
          [--table NAME=PATH_OR_GLOB]... [--format table|csv] [--partitions N] [--split-mb N] \
-         [--explain] \"SQL\""
+         [--explain] [--rounds N] \"SQL\""
     ))
 }
 
@@ -95,6 +100,7 @@ fn parse() -> Result<Args> {
         partitions: 2,
         split_bytes: 16 << 20,
         explain: false,
+        rounds: 1,
         sql: None,
     };
     let mut it = std::env::args().skip(1);
@@ -141,6 +147,7 @@ fn parse() -> Result<Args> {
                     .max(1)
             }
             "--explain" => a.explain = true,
+            "--rounds" => a.rounds = number(value("--rounds")?, "--rounds")?.max(1),
             sql if !sql.starts_with("--") && a.sql.is_none() => a.sql = Some(sql.to_string()),
             other => return Err(usage(&format!("unexpected argument {other}"))),
         }
@@ -160,7 +167,8 @@ async fn main() -> Result<()> {
     }
     let sql = args.sql.clone().ok_or_else(|| usage("no SQL given"))?;
     let urls = match (args.workers, args.connect.is_empty()) {
-        (Some(n), true) if n > 0 => {
+        (Some(0), true) => None,
+        (Some(n), true) => {
             let mut urls = Vec::new();
             for _ in 0..n {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -173,36 +181,50 @@ async fn main() -> Result<()> {
                     }
                 });
             }
-            urls
+            Some(urls)
         }
-        (None, false) => args.connect.clone(),
-        _ => return Err(usage("give --workers N (N > 0) or --connect URLs")),
+        (None, false) => Some(args.connect.clone()),
+        _ => return Err(usage("give --workers N or --connect URLs")),
     };
-    let state = SessionStateBuilder::new()
-        .with_default_features()
-        .with_config(SessionConfig::new().with_target_partitions(args.partitions))
-        .with_distributed_planner()
-        .with_distributed_worker_resolver(Urls(urls))
-        .with_distributed_channel_resolver(workers)
-        .with_distributed_user_codec(AvrowCodec)
-        .with_distributed_file_scan_config_bytes_per_partition(args.split_bytes)?
-        .build();
-    let ctx = SessionContext::from(state);
-    avrow_datafusion::register(&ctx)?;
-    for (name, path) in &args.tables {
-        ctx.register_avrow(name, path, AvrowReadOptions::default())
-            .await?;
+    let mut batches = Vec::new();
+    for round in 1..=args.rounds {
+        let start = std::time::Instant::now();
+        let config = SessionConfig::new().with_target_partitions(args.partitions);
+        let state = match &urls {
+            Some(urls) => SessionStateBuilder::new()
+                .with_default_features()
+                .with_config(config)
+                .with_distributed_planner()
+                .with_distributed_worker_resolver(Urls(urls.clone()))
+                .with_distributed_channel_resolver(workers.clone())
+                .with_distributed_user_codec(AvrowCodec)
+                .with_distributed_file_scan_config_bytes_per_partition(args.split_bytes)?
+                .build(),
+            None => SessionStateBuilder::new()
+                .with_default_features()
+                .with_config(config)
+                .build(),
+        };
+        let ctx = SessionContext::from(state);
+        avrow_datafusion::register(&ctx)?;
+        for (name, path) in &args.tables {
+            ctx.register_avrow(name, path, AvrowReadOptions::default())
+                .await?;
+        }
+        let df = ctx.sql(&sql).await?;
+        if args.explain {
+            let plan = df.create_physical_plan().await?;
+            println!(
+                "{}",
+                datafusion_distributed::display_plan_ascii(plan.as_ref(), false)
+            );
+            return Ok(());
+        }
+        batches = df.collect().await?;
+        if args.rounds > 1 {
+            eprintln!("round {round}: {:.3} s", start.elapsed().as_secs_f64());
+        }
     }
-    let df = ctx.sql(&sql).await?;
-    if args.explain {
-        let plan = df.create_physical_plan().await?;
-        println!(
-            "{}",
-            datafusion_distributed::display_plan_ascii(plan.as_ref(), false)
-        );
-        return Ok(());
-    }
-    let batches = df.collect().await?;
     if args.csv {
         let mut w = arrow::csv::WriterBuilder::new()
             .with_header(true)

@@ -343,6 +343,83 @@ async fn statistics_from_an_object_store_count_rows() {
     assert!(plan.contains("1500 as count(*)"), "{plan}");
 }
 
+/// `copies` of the order sample in one file of `block`-byte blocks.
+fn repeated_order(dir: &std::path::Path, copies: usize, block: usize) -> std::path::PathBuf {
+    let batches: Vec<_> = avrow::ReaderBuilder::new()
+        .open(sample("order.avro"))
+        .unwrap()
+        .map(|b| b.unwrap())
+        .collect();
+    let path = dir.join(format!("order-x{copies}-{block}.avro"));
+    let mut writer = avrow::WriterBuilder::new(batches[0].schema())
+        .with_block_size(block)
+        .with_codec(avrow::Codec::Null)
+        .build(std::fs::File::create(&path).unwrap())
+        .unwrap();
+    for _ in 0..copies {
+        for b in &batches {
+            writer.write(b).unwrap();
+        }
+    }
+    writer.finish().unwrap();
+    path
+}
+
+#[tokio::test]
+async fn statistics_of_large_objects_cost_a_few_requests() {
+    use datafusion::common::stats::Precision;
+    use datafusion::physical_plan::{StatisticsArgs, StatisticsContext};
+    let dir = tempfile::tempdir().unwrap();
+    // Small blocks: walking every framing would fetch the whole object; the walk stops
+    // within its budget and estimates, so count(*) scans (and is right).
+    let small = repeated_order(dir.path(), 8, 8 << 10);
+    // Large blocks: a few framings, 36 bytes each after the first chunk: exact.
+    let large = repeated_order(dir.path(), 8, 4 << 20);
+    let size = |p: &std::path::Path| std::fs::metadata(p).unwrap().len();
+    assert!(size(&small) > 6 << 20, "{}", size(&small));
+    for (path, exact) in [(&small, false), (&large, true)] {
+        let (ctx, store) = remote_ctx(2, true, &[path]).await;
+        let name = path.file_name().unwrap().to_str().unwrap();
+        query(
+            &ctx,
+            &format!(
+                "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 'memory://bucket/data/{name}'"
+            ),
+        )
+        .await;
+        let gets: Vec<_> = store.gets.lock().unwrap().drain(..).collect();
+        let fetched: u64 = gets.iter().map(|r| r.end - r.start).sum();
+        assert!(
+            gets.len() <= 40 && fetched <= (4 << 20) + (640 << 10),
+            "{name}: registration fetched {fetched} bytes in {} GETs",
+            gets.len()
+        );
+        let plan = ctx
+            .sql("SELECT * FROM t")
+            .await
+            .unwrap()
+            .create_physical_plan()
+            .await
+            .unwrap();
+        let rows = StatisticsContext::new()
+            .compute(plan.as_ref(), &StatisticsArgs::new())
+            .unwrap()
+            .num_rows;
+        if exact {
+            assert_eq!(rows, Precision::Exact(12_000), "{name}");
+        } else {
+            let Precision::Inexact(n) = rows else {
+                panic!("{name}: {rows:?}")
+            };
+            assert!((9_000..=15_000).contains(&n), "{name}: estimate {n}");
+        }
+        let explained = text(&query(&ctx, "EXPLAIN SELECT count(*) FROM t").await);
+        assert_eq!(explained.contains("12000 as count(*)"), exact, "{explained}");
+        let got = text(&query(&ctx, "SELECT count(*) AS n, sum(id) FROM t").await);
+        assert!(got.contains("| 12000 |"), "{name}: {got}");
+    }
+}
+
 #[tokio::test]
 async fn an_object_that_is_not_avro_costs_one_small_get() {
     let dir = tempfile::tempdir().unwrap();

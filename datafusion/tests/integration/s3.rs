@@ -2,9 +2,7 @@
 //! tests): answers through `s3://` equal the local files' for every split count, and no GET
 //! is wider than its split plus one block.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path as FsPath;
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 
 use crate::common::*;
@@ -16,58 +14,23 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use url::Url;
 
-/// moto's S3 server, stopped when dropped (its standard input closes; killed as well).
-pub struct Moto {
-    child: Child,
-    pub endpoint: String,
-}
+#[path = "../moto.rs"]
+mod moto;
+use moto::Moto;
 
-impl Moto {
-    /// Start a server with `buckets` created.
-    pub fn start(buckets: &[&str]) -> Moto {
-        let script = FsPath::new(env!("CARGO_MANIFEST_DIR")).join("tests/moto_s3.py");
-        let mut child = Command::new("python3")
-            .arg(script)
-            .args(buckets)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("python3 must be installed, with moto[server] (scripts/test installs it)");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let endpoint = line.trim().to_string();
-        assert!(
-            endpoint.starts_with("http://127.0.0.1:"),
-            "moto did not start (is moto[server] installed? scripts/test installs it): {line:?}"
-        );
-        Moto { child, endpoint }
-    }
-
-    /// A client of `bucket` on this server.
-    pub fn store(&self, bucket: &str) -> Arc<dyn ObjectStore> {
-        Arc::new(
-            AmazonS3Builder::new()
-                .with_bucket_name(bucket)
-                .with_endpoint(&self.endpoint)
-                .with_allow_http(true)
-                .with_region("us-east-1")
-                .with_access_key_id("test")
-                .with_secret_access_key("test")
-                .build()
-                .unwrap(),
-        )
-    }
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        drop(self.child.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A client of `bucket` on `moto`'s server.
+fn store(moto: &Moto, bucket: &str) -> Arc<dyn ObjectStore> {
+    Arc::new(
+        AmazonS3Builder::new()
+            .with_bucket_name(bucket)
+            .with_endpoint(&moto.endpoint)
+            .with_allow_http(true)
+            .with_region("us-east-1")
+            .with_access_key_id("test")
+            .with_secret_access_key("test")
+            .build()
+            .unwrap(),
+    )
 }
 
 /// The largest block of `path`, with its framing (count, size, sync marker: at most 36 bytes).
@@ -87,7 +50,7 @@ async fn s3_answers_equal_local_answers_and_gets_stay_within_their_split() {
     let size = std::fs::metadata(&path).unwrap().len();
     // The sample is one large block: the widest tail a split may fetch.
     let block = largest_block(&path).max(largest_block(&sample("order.avro")));
-    let s3 = moto.store("avrow-test");
+    let s3 = store(&moto, "avrow-test");
     for (key, file) in [
         ("orders/a.avro", path.as_path()),
         ("orders/b.avro", &sample("order.avro")),
@@ -172,7 +135,7 @@ async fn s3_answers_equal_local_answers_and_gets_stay_within_their_split() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn s3_errors_name_the_object() {
     let moto = Moto::start(&["avrow-errors"]);
-    let s3 = moto.store("avrow-errors");
+    let s3 = store(&moto, "avrow-errors");
     let data = std::fs::read(sample("order.avro")).unwrap();
     // Cut inside the last block: the blocks before it read, then an error naming the object.
     s3.put(
