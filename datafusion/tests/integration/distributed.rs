@@ -75,7 +75,9 @@ async fn cluster_with_workers(
         workers.push(tokio::spawn(async move {
             tonic::transport::Server::builder()
                 .add_service(worker.into_worker_server())
-                .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener))
+                .serve_with_incoming(
+                    tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
+                )
                 .await
                 .unwrap();
         }));
@@ -309,7 +311,9 @@ async fn a_worker_dying_mid_query_is_an_error_or_a_retry_never_a_partial_answer(
     let live_server = tokio::spawn(async move {
         let _ = tonic::transport::Server::builder()
             .add_service(worker.into_worker_server())
-            .serve_with_incoming(tonic::transport::server::TcpIncoming::from(live))
+            .serve_with_incoming(
+                tonic::transport::server::TcpIncoming::from(live).with_nodelay(Some(true)),
+            )
             .await;
     });
     let doomed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

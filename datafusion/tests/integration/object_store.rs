@@ -414,7 +414,11 @@ async fn statistics_of_large_objects_cost_a_few_requests() {
             assert!((9_000..=15_000).contains(&n), "{name}: estimate {n}");
         }
         let explained = text(&query(&ctx, "EXPLAIN SELECT count(*) FROM t").await);
-        assert_eq!(explained.contains("12000 as count(*)"), exact, "{explained}");
+        assert_eq!(
+            explained.contains("12000 as count(*)"),
+            exact,
+            "{explained}"
+        );
         let got = text(&query(&ctx, "SELECT count(*) AS n, sum(id) FROM t").await);
         assert!(got.contains("| 12000 |"), "{name}: {got}");
     }
