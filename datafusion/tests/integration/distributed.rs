@@ -169,6 +169,55 @@ async fn queries_on_two_workers_equal_one_node() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_file_damaged_in_one_split_is_an_error_naming_the_file() {
+    // Block 45 of 60 has its record data overwritten: the task whose split holds it fails
+    // on its worker, and the query ends with that error (the file, the block, the byte
+    // offset), never with the other tasks' rows alone.
+    let dir = tempfile::tempdir().unwrap();
+    let path = telemetry(dir.path());
+    let block = avrow::BlockReader::open(&path)
+        .unwrap()
+        .map(|b| b.unwrap())
+        .nth(45)
+        .unwrap();
+    let (offset, len) = (block.offset(), block.data().len() as u64);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let damaged = path.with_file_name("damaged.avro");
+    // Well inside the block's data (its framing is a few bytes): 64 bytes of 0xff, an
+    // overlong varint wherever a value starts.
+    let at = (offset + len / 2) as usize;
+    bytes[at..at + 64].fill(0xff);
+    std::fs::write(&damaged, &bytes).unwrap();
+    let (ctx, tasks) = cluster(2, 256 << 10).await;
+    ctx.register_avrow("t", damaged.to_str().unwrap(), AvrowReadOptions::default())
+        .await
+        .unwrap();
+    let sql = "SELECT status, count(*) AS n, sum(battery_mv) FROM t GROUP BY status";
+    let plan = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .create_physical_plan()
+        .await
+        .unwrap();
+    let shown = displayable(plan.as_ref()).indent(true).to_string();
+    assert!(shown.contains("Distributed"), "{shown}");
+    let err = ctx
+        .sql(sql)
+        .await
+        .unwrap()
+        .collect()
+        .await
+        .expect_err("a damaged block must not give an answer")
+        .to_string();
+    assert!(
+        err.contains("damaged.avro") && err.contains("block") && err.contains("at byte"),
+        "{err}"
+    );
+    assert!(tasks.load(Ordering::Relaxed) >= 2);
+}
+
 #[tokio::test]
 async fn the_codec_round_trips_a_scan() {
     use datafusion_proto::bytes::{
