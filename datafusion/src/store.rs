@@ -221,7 +221,7 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
     // only the next framing (its marker before it).
     let mut chunk = WALK_CHUNK;
     loop {
-        if window.gets > COUNT_MAX_GETS || window.fetched > COUNT_MAX_BYTES {
+        if window.gets >= COUNT_MAX_GETS || window.fetched >= COUNT_MAX_BYTES {
             return Ok(RowCount::Estimate(estimate(
                 rows,
                 at - first,

@@ -163,7 +163,7 @@ fn globs_and_lone_files_by_path() {
 
 /// moto's S3 server: the DataFusion crate's test helper.
 #[cfg(feature = "cloud")]
-#[path = "../../../datafusion/tests/moto.rs"]
+#[path = "../../../datafusion/tests/support/moto.rs"]
 mod moto;
 
 #[cfg(feature = "cloud")]

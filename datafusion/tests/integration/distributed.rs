@@ -172,8 +172,8 @@ async fn queries_on_two_workers_equal_one_node() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_file_damaged_in_one_split_is_an_error_naming_the_file() {
     // Block 45 of 60 has its record data overwritten: the task whose split holds it fails
-    // on its worker, and the query ends with that error (the file, the block, the byte
-    // offset), never with the other tasks' rows alone.
+    // on its worker, and the query ends with that error (the worker, the file, the block,
+    // the byte offset), never with the other tasks' rows alone.
     let dir = tempfile::tempdir().unwrap();
     let path = telemetry(dir.path());
     let block = avrow::BlockReader::open(&path)
@@ -184,11 +184,17 @@ async fn a_file_damaged_in_one_split_is_an_error_naming_the_file() {
     let (offset, len) = (block.offset(), block.data().len() as u64);
     let mut bytes = std::fs::read(&path).unwrap();
     let damaged = path.with_file_name("damaged.avro");
-    // Well inside the block's data (its framing is a few bytes): 64 bytes of 0xff, an
-    // overlong varint wherever a value starts.
+    // Well inside the block's data (its framing is a few bytes): 256 bytes of 0xff, more
+    // than a record, so some varint field is overlong (doubles alone would be NaNs).
     let at = (offset + len / 2) as usize;
-    bytes[at..at + 64].fill(0xff);
+    bytes[at..at + 256].fill(0xff);
     std::fs::write(&damaged, &bytes).unwrap();
+    let local = avrow::ReaderBuilder::new()
+        .open(&damaged)
+        .unwrap()
+        .find_map(Result::err)
+        .expect("the damaged block fails a local read");
+    assert_eq!(local.block(), Some(45), "{local}");
     let (ctx, tasks) = cluster(2, 256 << 10).await;
     ctx.register_avrow("t", damaged.to_str().unwrap(), AvrowReadOptions::default())
         .await
@@ -212,7 +218,10 @@ async fn a_file_damaged_in_one_split_is_an_error_naming_the_file() {
         .expect_err("a damaged block must not give an answer")
         .to_string();
     assert!(
-        err.contains("damaged.avro") && err.contains("block") && err.contains("at byte"),
+        err.contains("worker http://127.0.0.1:")
+            && err.contains("damaged.avro")
+            && err.contains("block 45")
+            && err.contains("at byte"),
         "{err}"
     );
     assert!(tasks.load(Ordering::Relaxed) >= 2);

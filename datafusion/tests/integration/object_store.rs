@@ -371,7 +371,7 @@ async fn statistics_of_large_objects_cost_a_few_requests() {
     use datafusion::physical_plan::{StatisticsArgs, StatisticsContext};
     let dir = tempfile::tempdir().unwrap();
     // Small blocks: walking every framing would fetch the whole object; the walk stops
-    // within its budget and estimates, so count(*) scans (and is right).
+    // within its budget (32 GETs, 4 MiB) and estimates, so count(*) scans (and is right).
     let small = repeated_order(dir.path(), 8, 8 << 10);
     // Large blocks: a few framings, 36 bytes each after the first chunk: exact.
     let large = repeated_order(dir.path(), 8, 4 << 20);
@@ -387,13 +387,8 @@ async fn statistics_of_large_objects_cost_a_few_requests() {
             ),
         )
         .await;
-        let gets: Vec<_> = store.gets.lock().unwrap().drain(..).collect();
-        let fetched: u64 = gets.iter().map(|r| r.end - r.start).sum();
-        assert!(
-            gets.len() <= 40 && fetched <= (4 << 20) + (640 << 10),
-            "{name}: registration fetched {fetched} bytes in {} GETs",
-            gets.len()
-        );
+        // Registration (schema inference, the header's GET) and the first plan: whichever of
+        // them collects the table's statistics walks the block headers.
         let plan = ctx
             .sql("SELECT * FROM t")
             .await
@@ -401,6 +396,23 @@ async fn statistics_of_large_objects_cost_a_few_requests() {
             .create_physical_plan()
             .await
             .unwrap();
+        let gets: Vec<_> = store.gets.lock().unwrap().drain(..).collect();
+        let fetched: u64 = gets.iter().map(|r| r.end - r.start).sum();
+        assert!(!gets.is_empty(), "{name}: no walk");
+        assert!(
+            gets.len() <= 36 && fetched <= (4 << 20) + (512 << 10),
+            "{name}: the walk fetched {fetched} bytes in {} GETs",
+            gets.len()
+        );
+        if exact {
+            // Two 4 MiB blocks: after the header's GET, framings only.
+            assert!(
+                gets.iter()
+                    .filter(|r| r.start > 0)
+                    .all(|r| r.end - r.start <= 36),
+                "{name}: {gets:?}"
+            );
+        }
         let rows = StatisticsContext::new()
             .compute(plan.as_ref(), &StatisticsArgs::new())
             .unwrap()

@@ -14,7 +14,7 @@ use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
 use url::Url;
 
-#[path = "../moto.rs"]
+#[path = "../support/moto.rs"]
 mod moto;
 use moto::Moto;
 

@@ -1,4 +1,4 @@
-//! moto's S3 server for tests (`moto_s3.py` beside this file), shared by this crate's S3 tests
+//! moto's S3 server for tests (`../moto_s3.py`), shared by this crate's S3 tests
 //! and the CLI's (included with `#[path]`): started with buckets and uploads, stopped when
 //! dropped.
 
