@@ -98,16 +98,7 @@ fn every_codec_and_the_null_codec_are_held_to_the_block_size_limit() {
     }
     let records = 100_000;
     for codec in ["null", "deflate", "snappy", "zstandard", "bzip2", "xz"] {
-        let mut compressed = data.clone();
-        let c = match codec {
-            "null" => apache_avro::Codec::Null,
-            "deflate" => apache_avro::Codec::Deflate(Default::default()),
-            "snappy" => apache_avro::Codec::Snappy,
-            "zstandard" => apache_avro::Codec::Zstandard(Default::default()),
-            "bzip2" => apache_avro::Codec::Bzip2(Default::default()),
-            _ => apache_avro::Codec::Xz(Default::default()),
-        };
-        c.compress(&mut compressed).unwrap();
+        let compressed = compressed(codec, &data);
         let mut f = header_with(&[
             ("avro.schema", long_rec().as_bytes()),
             ("avro.codec", codec.as_bytes()),
@@ -160,18 +151,7 @@ fn blocks_that_expand_far_are_checked_as_they_stream() {
         long(&mut small, v);
     }
     for codec in ["deflate", "zstandard", "bzip2", "xz"] {
-        let c = match codec {
-            "deflate" => apache_avro::Codec::Deflate(Default::default()),
-            "zstandard" => apache_avro::Codec::Zstandard(Default::default()),
-            "bzip2" => apache_avro::Codec::Bzip2(Default::default()),
-            _ => apache_avro::Codec::Xz(Default::default()),
-        };
-        let compress = |data: &[u8]| {
-            let mut out = data.to_vec();
-            c.compress(&mut out).unwrap();
-            out
-        };
-        let (big, tail) = (compress(&zeros), compress(&small));
+        let (big, tail) = (compressed(codec, &zeros), compressed(codec, &small));
         let file = |count: i64| {
             let mut f = header_with(&[
                 ("avro.schema", long_rec().as_bytes()),
