@@ -342,17 +342,30 @@ NAME; files of one table may have different schemas (missing columns read as nul
 split into byte ranges at their sync markers, so one large file is read by every partition.
 `SELECT count(*)` is answered from the block headers without decoding.
 
-With the `cloud` feature (cargo build --features cloud), PATH may be an object store URL:
-s3://BUCKET/..., gs://BUCKET/..., az://CONTAINER/..., with credentials and settings from the
-environment as DataFusion's CLI reads them (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
-AWS_REGION, AWS_ENDPOINT, AWS_ALLOW_HTTP; GOOGLE_SERVICE_ACCOUNT; AZURE_STORAGE_ACCOUNT_NAME,
-AZURE_STORAGE_ACCOUNT_KEY, ...). Each split is read with ranged GETs.
+SQL may hold several statements separated by `;`, run in order; the answer of each query is
+printed (statements such as CREATE EXTERNAL TABLE print nothing), so tables may also be made
+with CREATE EXTERNAL TABLE NAME STORED AS AVRO LOCATION 'PATH' [OPTIONS (...)], and a lone
+file may be queried by its path: SELECT count(*) FROM 'data/orders.avro'.
+
+PATH may be an object store URL (the default build's `cloud` feature): s3://BUCKET/...,
+gs://BUCKET/..., az://CONTAINER/..., configured as DataFusion's CLI configures them: from the
+environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION, AWS_ENDPOINT, AWS_ALLOW_HTTP;
+GOOGLE_SERVICE_ACCOUNT; AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY, ...), then from
+--option KEY=VALUE, then from a CREATE EXTERNAL TABLE's OPTIONS ('aws.region' 'eu-west-1', ...).
+Keys: aws.access_key_id, aws.secret_access_key, aws.session_token, aws.region, aws.endpoint,
+aws.allow_http, aws.skip_signature; gcp.service_account_path, gcp.service_account_key,
+gcp.application_credentials_path; azure.account_name, azure.access_key, azure.endpoint, ...
+(after the prefix, any key object_store's builders take). Each split is read with ranged GETs.
 
 Examples:
   avrow sql --table orders=data/orders.avro \"SELECT count(*) FROM orders\"
   avrow sql --table t='logs/*.avro' --format csv \"SELECT level, count(*) FROM t GROUP BY level\"
   avrow sql --table t=data/ --partitions 1 --format json \"SELECT * FROM t LIMIT 5\"
-  avrow sql --table t='s3://bucket/logs/*.avro' \"SELECT count(*) FROM t\"";
+  avrow sql --table t='s3://bucket/logs/*.avro' \"SELECT count(*) FROM t\"
+  avrow sql --option aws.region=eu-west-1 \"SELECT count(*) FROM 's3://bucket/x.avro'\"
+  avrow sql \"CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 's3://bucket/logs/'
+             OPTIONS ('aws.endpoint' 'http://127.0.0.1:9000', 'aws.allow_http' 'true');
+             SELECT level, count(*) FROM t GROUP BY level\"";
 
 /// How `avrow sql` prints its answer.
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -375,6 +388,10 @@ pub struct SqlArgs {
     /// A table: NAME=PATH_OR_GLOB (repeatable).
     #[arg(short, long = "table", value_name = "NAME=PATH")]
     pub tables: Vec<String>,
+
+    /// An object store option, aws.*, gcp.* or azure.* (repeatable): KEY=VALUE.
+    #[arg(short, long = "option", value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
 
     /// Partitions (parallel scans and operators); 0 uses every core.
     #[arg(short, long, value_name = "N", default_value_t = 0)]

@@ -24,8 +24,10 @@
 //! ```
 //!
 //! Object stores (S3, GCS, Azure) are registered with the session as for any format
-//! (`ctx.register_object_store(&url, store)`), or from the environment by
-//! [`register_store_for`] (feature `cloud`, on by default); see `docs/sql.md`.
+//! (`ctx.register_object_store(&url, store)`), or from the environment and DataFusion CLI's
+//! `aws.*`/`gcp.*`/`azure.*` options by [`register_store_for`], [`register_store_with`] and,
+//! for `CREATE EXTERNAL TABLE ... OPTIONS (...)`, [`register_stores_for_statement`] (feature
+//! `cloud`, on by default); see `docs/sql.md`.
 
 mod codec;
 mod format;
@@ -51,7 +53,10 @@ pub use codec::AvrowCodec;
 pub use format::{AvrowFormat, AvrowFormatFactory};
 pub use options::AvrowReadOptions;
 pub use source::AvrowSource;
-pub use stores::{register_store_for, table_url};
+pub use stores::{
+    register_store_for, register_store_with, register_stores_for_statement, table_url,
+    validate_store_options,
+};
 
 /// Make avrow the `avro` format of `ctx`: `CREATE EXTERNAL TABLE ... STORED AS AVRO` (and
 /// every other use of the `avro` file type in that session) reads with avrow.

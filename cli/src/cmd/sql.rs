@@ -1,6 +1,7 @@
-//! `avrow sql [--table NAME=PATH]... "SQL"`: a DataFusion session whose `avro` format is
-//! avrow's (`avrow-datafusion`), the tables registered, the query run on a tokio runtime of
-//! `--partitions` threads, and its answer printed as a table, CSV or NDJSON.
+//! `avrow sql [--table NAME=PATH]... [--option KEY=VALUE]... "SQL"`: a DataFusion session
+//! whose `avro` format is avrow's (`avrow-datafusion`), the tables and the object stores they
+//! need registered, the statements run in order on a tokio runtime of `--partitions` threads,
+//! and each query's answer printed as a table, CSV or NDJSON.
 
 use super::stdout;
 use crate::args::{SqlArgs, SqlFormat};
@@ -13,8 +14,12 @@ use anyhow::{anyhow, Context, Result};
 use arrow::json::writer::LineDelimited;
 use arrow::util::pretty::pretty_format_batches_with_schema;
 use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
+use datafusion::dataframe::DataFrame;
 use datafusion::error::DataFusionError;
+use datafusion::logical_expr::LogicalPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::sql::parser::DFParserBuilder;
+use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use futures::StreamExt;
 use std::io::Write;
 use std::sync::Arc;
@@ -27,6 +32,17 @@ fn table(arg: &str) -> Result<(&str, &str)> {
             "--table takes NAME=PATH_OR_GLOB, not '{arg}'"
         ))),
     }
+}
+
+/// One `--option KEY=VALUE`, its key checked.
+fn store_option(arg: &str) -> Result<(String, String)> {
+    let Some((key, value)) = arg.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+        return Err(usage(format!("--option takes KEY=VALUE, not '{arg}'")));
+    };
+    let option = vec![(key.to_ascii_lowercase(), value.to_string())];
+    avrow_datafusion::validate_store_options(&option)
+        .map_err(|e| usage(format!("--option {e}")))?;
+    Ok(option.into_iter().next().expect("one option"))
 }
 
 /// A query that cannot be planned (a syntax error, an unknown table or column, a type error,
@@ -53,6 +69,11 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         .iter()
         .map(|t| table(t))
         .collect::<Result<Vec<_>>>()?;
+    let options = args
+        .options
+        .iter()
+        .map(|o| store_option(o))
+        .collect::<Result<Vec<_>>>()?;
     let partitions = match args.partitions {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -70,48 +91,82 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         .enable_url_table();
         avrow_datafusion::register(&ctx).map_err(|e| anyhow!(e))?;
         for (name, path) in &tables {
-            // s3://, gs://, az:// locations: a client configured from the environment (a
-            // build without one, or a URL without a bucket, is a usage error).
-            avrow_datafusion::register_store_for(&ctx, path)
+            // s3://, gs://, az:// locations: a client configured from the environment and
+            // the options (a build without one, or a URL without a bucket, is a usage error).
+            avrow_datafusion::register_store_with(&ctx, path, &options)
                 .map_err(|e| usage(format!("table {name} ({path}): {e}")))?;
             ctx.register_avrow(name, path, AvrowReadOptions::default())
                 .await
                 .map_err(|e| anyhow!("table {name} ({path}): {e}"))?;
         }
-        let df = ctx.sql(&args.sql).await.map_err(query_error)?;
-        let schema = Arc::new(df.schema().as_arrow().clone());
-        match args.format {
-            // A table's column widths depend on every row: the answer is collected first.
-            SqlFormat::Table => {
-                let batches = df.collect().await.map_err(|e| anyhow!(e))?;
-                let mut out = stdout();
-                let table = pretty_format_batches_with_schema(schema, &batches)?;
-                writeln!(out, "{table}")?;
-                out.flush()?;
-            }
-            // Rows for scripts are written as their batches arrive: memory stays bounded
-            // whatever the size of the answer.
-            SqlFormat::Json => {
-                let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
-                let mut out = stdout();
-                let mut writer = json::builder().build::<_, LineDelimited>(&mut out);
-                while let Some(batch) = stream.next().await {
-                    writer.write(&batch.map_err(|e| anyhow!(e))?)?;
-                }
-                writer.finish()?;
-                out.flush()?;
-            }
-            SqlFormat::Csv => {
-                let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
-                let mut writer: Box<dyn BatchWriter> =
-                    Box::new(CsvWriter::new(output::stdout(), schema));
-                while let Some(batch) = stream.next().await {
-                    writer.write(&batch.map_err(|e| anyhow!(e))?)?;
-                }
-                writer.finish()?.flush()?;
+        let state = ctx.state();
+        let dialect_name = state.config().options().sql_parser.dialect;
+        let dialect = dialect_from_str(dialect_name)
+            .ok_or_else(|| anyhow!("no SQL dialect {dialect_name}"))?;
+        let statements = DFParserBuilder::new(args.sql.as_str())
+            .with_dialect(dialect.as_ref())
+            .with_recursion_limit(state.config().options().sql_parser.recursion_limit.get())
+            .build()
+            .and_then(|mut parser| parser.parse_statements())
+            .map_err(query_error)?;
+        if statements.is_empty() {
+            return Err(usage("no SQL statement was given"));
+        }
+        for mut statement in statements {
+            // As DataFusion's CLI does: the stores a statement names are registered before it
+            // is planned, a CREATE EXTERNAL TABLE's store options taken out of it.
+            avrow_datafusion::register_stores_for_statement(&ctx, &mut statement, &options)
+                .map_err(|e| usage(format!("the query: {e}")))?;
+            let plan = ctx
+                .state()
+                .statement_to_plan(statement)
+                .await
+                .map_err(query_error)?;
+            let answers = !matches!(plan, LogicalPlan::Ddl(_) | LogicalPlan::Statement(_));
+            // DDL runs here (a table that cannot be read fails now, a data error).
+            let df = ctx.execute_logical_plan(plan).await.map_err(query_error)?;
+            if answers {
+                print(df, args.format).await?;
             }
         }
         Ok::<_, anyhow::Error>(())
     })?;
+    Ok(())
+}
+
+/// Prints one query's answer.
+async fn print(df: DataFrame, format: SqlFormat) -> Result<()> {
+    let schema = Arc::new(df.schema().as_arrow().clone());
+    match format {
+        // A table's column widths depend on every row: the answer is collected first.
+        SqlFormat::Table => {
+            let batches = df.collect().await.map_err(|e| anyhow!(e))?;
+            let mut out = stdout();
+            let table = pretty_format_batches_with_schema(schema, &batches)?;
+            writeln!(out, "{table}")?;
+            out.flush()?;
+        }
+        // Rows for scripts are written as their batches arrive: memory stays bounded
+        // whatever the size of the answer.
+        SqlFormat::Json => {
+            let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
+            let mut out = stdout();
+            let mut writer = json::builder().build::<_, LineDelimited>(&mut out);
+            while let Some(batch) = stream.next().await {
+                writer.write(&batch.map_err(|e| anyhow!(e))?)?;
+            }
+            writer.finish()?;
+            out.flush()?;
+        }
+        SqlFormat::Csv => {
+            let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
+            let mut writer: Box<dyn BatchWriter> =
+                Box::new(CsvWriter::new(output::stdout(), schema));
+            while let Some(batch) = stream.next().await {
+                writer.write(&batch.map_err(|e| anyhow!(e))?)?;
+            }
+            writer.finish()?.flush()?;
+        }
+    }
     Ok(())
 }

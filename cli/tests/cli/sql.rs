@@ -161,6 +161,48 @@ fn globs_and_lone_files_by_path() {
     );
 }
 
+#[test]
+fn statements_run_in_order_and_each_query_prints() {
+    let order = sample("order");
+    let statements = format!(
+        "CREATE EXTERNAL TABLE o STORED AS AVRO LOCATION '{}'; \
+         SET datafusion.execution.batch_size = 100; \
+         SELECT count(*) AS n FROM o; \
+         SELECT paid, count(*) AS n FROM o GROUP BY paid ORDER BY paid;",
+        order.display()
+    );
+    assert_eq!(
+        sql(&["--format", "csv", &statements]),
+        "n\n1500\npaid,n\nfalse,168\ntrue,1332\n"
+    );
+    // A table made twice fails at the second, after the answers before it.
+    avrow()
+        .args(["sql", "--format", "csv"])
+        .arg(format!(
+            "{statements} CREATE EXTERNAL TABLE o STORED AS AVRO LOCATION 'x.avro'"
+        ))
+        .assert()
+        .failure()
+        .stdout(contains("true,1332"))
+        .stderr(contains("already exists"));
+    // Nothing to run, and a statement that does not parse: nothing runs.
+    for (q, says) in [(" ; ", "no SQL statement"), ("SELECT 1; SELEC 2", "SELEC")] {
+        avrow()
+            .args(["sql", q])
+            .assert()
+            .code(2)
+            .stderr(contains(says));
+    }
+    // --option takes KEY=VALUE of a store; the key is checked before anything runs.
+    for (option, says) in [("novalue", "KEY=VALUE"), ("region=x", "region")] {
+        avrow()
+            .args(["sql", "--option", option, "SELECT 1"])
+            .assert()
+            .code(2)
+            .stderr(contains(says));
+    }
+}
+
 /// moto's S3 server: the DataFusion crate's test helper.
 #[cfg(feature = "cloud")]
 #[path = "../../../datafusion/tests/support/moto.rs"]
@@ -217,6 +259,82 @@ fn s3_tables_configured_from_the_environment() {
         .failure()
         .stderr(contains("no-such-bucket"));
 }
+/// Every AWS setting the environment could give, so that options alone configure the store.
+#[cfg(feature = "cloud")]
+const AWS_ENV: [&str; 11] = [
+    "AWS_ENDPOINT",
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_ALLOW_HTTP",
+    "AWS_VIRTUAL_HOSTED_STYLE_REQUEST",
+    "AWS_SKIP_SIGNATURE",
+];
+
+#[cfg(feature = "cloud")]
+#[test]
+fn s3_stores_configured_by_options() {
+    let order = sample("order");
+    let moto = moto::Moto::start(&[
+        "avrow-cli-options".into(),
+        format!("avrow-cli-options/o/a.avro={}", order.display()),
+    ]);
+    let run = |options: &[String], statements: &str| {
+        let mut cmd = avrow();
+        for var in AWS_ENV {
+            cmd.env_remove(var);
+        }
+        cmd.args(["sql", "--format", "csv"]);
+        for option in options {
+            cmd.args(["--option", option]);
+        }
+        cmd.arg(statements).assert()
+    };
+    let expected = "paid,n\nfalse,168\ntrue,1332\n";
+    let q = "SELECT paid, count(*) AS n FROM o GROUP BY paid ORDER BY paid";
+    let credentials = [
+        format!("aws.endpoint={}", moto.endpoint),
+        "aws.allow_http=true".into(),
+        "aws.access_key_id=test".into(),
+        "aws.secret_access_key=test".into(),
+        "aws.region=us-east-1".into(),
+    ];
+    // --option for a created table and for a URL table.
+    let out = run(
+        &credentials,
+        &format!(
+            "CREATE EXTERNAL TABLE o STORED AS AVRO LOCATION 's3://avrow-cli-options/o/'; {q}"
+        ),
+    )
+    .success();
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), expected);
+    let url = "SELECT paid, count(*) AS n FROM 's3://avrow-cli-options/o/a.avro' \
+               GROUP BY paid ORDER BY paid";
+    let out = run(&credentials, url).success();
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), expected);
+    // The statement's own OPTIONS, over --option (a wrong endpoint given by --option).
+    let create = format!(
+        "CREATE EXTERNAL TABLE o STORED AS AVRO LOCATION 's3://avrow-cli-options/o/' \
+         OPTIONS ('aws.endpoint' '{}', 'aws.allow_http' true, 'aws.access_key_id' 'test', \
+         'aws.secret_access_key' 'test', 'aws.region' 'us-east-1'); {q}",
+        moto.endpoint
+    );
+    let out = run(&["aws.endpoint=http://127.0.0.1:9".into()], &create).success();
+    assert_eq!(String::from_utf8_lossy(&out.get_output().stdout), expected);
+    // A key no store has, in the statement: a usage error naming it.
+    run(
+        &credentials,
+        "CREATE EXTERNAL TABLE o STORED AS AVRO LOCATION 's3://avrow-cli-options/o/' \
+         OPTIONS ('aws.endpont' 'x')",
+    )
+    .code(2)
+    .stderr(contains("aws.endpont"));
+}
+
 #[cfg(not(feature = "cloud"))]
 #[test]
 fn store_urls_without_the_cloud_feature_are_a_clear_usage_error() {

@@ -1,14 +1,17 @@
 //! A real S3 API on localhost (moto's server, `tests/moto_s3.py`, started and stopped by the
 //! tests): answers through `s3://` equal the local files' for every split count, and no GET
-//! is wider than its split plus one block.
+//! is wider than its split plus one block; stores configured by DataFusion CLI's options.
 
 use std::path::Path as FsPath;
 use std::sync::Arc;
 
 use crate::common::*;
 use crate::object_store::Recording;
-use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
+use avrow_datafusion::{
+    register_store_with, register_stores_for_statement, AvrowReadOptions, SessionContextAvrowExt,
+};
 use datafusion::prelude::SessionContext;
+use datafusion::sql::parser::DFParser;
 use object_store::aws::AmazonS3Builder;
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt};
@@ -155,4 +158,79 @@ async fn s3_errors_name_the_object() {
     .unwrap();
     let err = query_err(&ctx, "SELECT sum(total) FROM t").await;
     assert!(err.contains("cut.avro"), "{err}");
+}
+
+/// Parse `sql`'s one statement, register the stores it names and run it.
+async fn run_statement(
+    ctx: &SessionContext,
+    sql: &str,
+    options: &[(String, String)],
+) -> datafusion::error::Result<Vec<arrow::array::RecordBatch>> {
+    let mut statement = DFParser::parse_sql(sql)?.pop_front().unwrap();
+    register_stores_for_statement(ctx, &mut statement, options)?;
+    let plan = ctx.state().statement_to_plan(statement).await?;
+    ctx.execute_logical_plan(plan).await?.collect().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn store_options_configure_the_client_as_datafusions_cli_does() {
+    let order = sample("order.avro");
+    let moto = Moto::start(&[
+        "avrow-options".to_string(),
+        format!("avrow-options/o/a.avro={}", order.display()),
+    ]);
+    // Endpoint and credentials by options alone: a CREATE EXTERNAL TABLE's own (the store
+    // options leave the statement, so DataFusion plans it; keys in any case, values of any
+    // literal type), then a URL table with the caller's.
+    let ctx = avrow_ctx(2).enable_url_table();
+    let create = format!(
+        "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 's3://avrow-options/o/' \
+         OPTIONS ('aws.endpoint' '{}', 'aws.allow_http' true, 'AWS.ACCESS_KEY_ID' 'test', \
+         'aws.secret_access_key' 'test', 'aws.region' 'us-east-1', 'aws.timeout' '30s')",
+        moto.endpoint
+    );
+    run_statement(&ctx, &create, &[]).await.unwrap();
+    let count = "SELECT count(*) AS n, sum(CASE WHEN paid THEN 1 ELSE 0 END) AS paid FROM";
+    let local = text(&query(&ctx, &format!("{count} '{}'", order.display())).await);
+    assert!(local.contains("| 1500 | 1332 |"), "{local}");
+    assert_eq!(text(&query(&ctx, &format!("{count} t")).await), local);
+
+    let ctx = avrow_ctx(2).enable_url_table();
+    let options: Vec<(String, String)> = [
+        ("aws.endpoint", moto.endpoint.as_str()),
+        ("aws.allow_http", "true"),
+        ("aws.access_key_id", "test"),
+        ("aws.secret_access_key", "test"),
+        ("aws.region", "us-east-1"),
+        // Another store's options are checked, not used.
+        ("gcp.application_credentials_path", "/nonexistent.json"),
+    ]
+    .iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let sql = format!("{count} 's3://avrow-options/o/a.avro'");
+    assert_eq!(
+        text(&run_statement(&ctx, &sql, &options).await.unwrap()),
+        local
+    );
+
+    // A key that names nothing fails before anything is registered, naming the key.
+    let ctx = avrow_ctx(2);
+    let bad = "CREATE EXTERNAL TABLE u STORED AS AVRO LOCATION 's3://avrow-options/o/' \
+               OPTIONS ('aws.endpont' 'http://127.0.0.1:1')";
+    let err = run_statement(&ctx, bad, &[]).await.unwrap_err().to_string();
+    assert!(err.contains("aws.endpont"), "{err}");
+    let unknown = [("s3.region".to_string(), "x".to_string())];
+    let err = register_store_with(&ctx, "s3://avrow-options/o/", &unknown)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("s3.region"), "{err}");
+    // A table option that is not a store's stays in the statement, for DataFusion to judge.
+    let other = "CREATE EXTERNAL TABLE u STORED AS AVRO LOCATION 's3://avrow-options/o/' \
+                 OPTIONS ('format.no_such_option' 'x')";
+    let err = run_statement(&ctx, other, &options)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no_such_option"), "{err}");
 }
