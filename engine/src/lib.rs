@@ -12,11 +12,9 @@
 pub mod decode;
 pub mod encode;
 pub mod error;
-pub mod plan;
 pub mod schema;
 pub mod varint;
 
-pub use decode::{DecodePlan, RecordDecoder, StreamCheckError, DEFAULT_BATCH_SIZE};
+pub use decode::{DecodeOptions, DecodePlan, RecordDecoder, StreamCheckError, DEFAULT_BATCH_SIZE};
 pub use error::{DecodeError, DecodeErrorKind, PlanError};
-pub use plan::{DecodeOptions, AVRO_SCHEMA_KEY};
-pub use schema::{Schema, SchemaError, SchemaErrorKind};
+pub use schema::{Schema, SchemaError, SchemaErrorKind, AVRO_SCHEMA_KEY};

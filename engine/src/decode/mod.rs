@@ -8,23 +8,25 @@
 mod bits;
 pub(crate) mod column;
 mod cursor;
+mod plan;
 mod pool;
-pub(crate) mod resolve;
 pub(crate) mod skip;
 mod stream;
 
 use crate::error::{DecodeError, DecodeErrorKind, PlanError};
-use crate::plan::{compile, Compiled, DecodeOptions, AVRO_SCHEMA_KEY};
 use crate::schema::Schema;
+use crate::schema::AVRO_SCHEMA_KEY;
 use crate::varint::{Kernel, KernelKind};
 use arrow_array::{RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema as ArrowSchema, SchemaRef};
 use column::StructCol;
 use cursor::Cursor;
+use plan::{compile, Compiled};
 use skip::Skip;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+pub use plan::DecodeOptions;
 pub use stream::StreamCheckError;
 
 /// The default number of rows per batch.

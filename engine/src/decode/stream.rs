@@ -504,7 +504,7 @@ impl RecordDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::DecodeOptions;
+    use crate::decode::DecodeOptions;
     use crate::schema::Schema;
     use crate::DecodePlan;
 

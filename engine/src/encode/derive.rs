@@ -4,8 +4,8 @@
 //! reader never produces (the table in the README).
 
 use crate::error::PlanError;
-use crate::plan::AVRO_SCHEMA_KEY;
 use crate::schema::Schema;
+use crate::schema::AVRO_SCHEMA_KEY;
 use arrow_schema::{DataType, Field, Schema as ArrowSchema, TimeUnit};
 use serde_json::{json, Value as Json};
 use std::collections::HashSet;

@@ -9,6 +9,10 @@ mod parse;
 
 pub use canonical::{rabin_fingerprint, Fingerprint};
 
+/// The metadata key under which the Avro schema of the batches is kept in the Arrow schema (the
+/// writer's schema, or the reader's when one resolves it).
+pub const AVRO_SCHEMA_KEY: &str = "avro.schema";
+
 use serde_json::Value as Json;
 use std::fmt;
 

@@ -11,7 +11,6 @@
 use super::bits::Bits;
 use super::cursor::{Cursor, Sticky};
 use super::pool::{BufferPool, Pooled};
-use super::resolve::{decode_promoted, fill_zero_size, DefaultCol, PromotedCol, ResolvedUnion};
 use super::skip::Skip;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::Kernel;
@@ -23,6 +22,7 @@ use arrow_array::{
 use arrow_buffer::{IntervalMonthDayNano, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::DataType;
+use resolve::{decode_promoted, fill_zero_size, DefaultCol, PromotedCol, ResolvedUnion};
 use std::sync::Arc;
 
 /// `v.reserve(n)`, through the pool (recycled buffers) when there is one: at the start of a
@@ -146,6 +146,7 @@ fn offsets_overflow(at: usize) -> DecodeError {
 mod bytes;
 mod nested;
 mod record;
+pub(crate) mod resolve;
 mod scalar;
 
 pub(crate) use bytes::{BytesCol, BytesKind, FixedCol};

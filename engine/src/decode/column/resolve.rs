@@ -4,8 +4,8 @@
 //! reordered record fields live in [`EnumCol`](super::column::EnumCol) and
 //! [`StructCol`](super::column::StructCol). Without a reader schema none of this is in a plan.
 
-use super::column::Column;
-use super::cursor::Cursor;
+use super::Column;
+use crate::decode::cursor::Cursor;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::{Kernel, Scalar};
 use std::cell::Cell;

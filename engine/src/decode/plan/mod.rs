@@ -1,0 +1,435 @@
+//! Compiling an Avro schema into a decode plan: the Arrow schema (the Avro → Arrow mapping), and
+//! a tree of empty column builders that every decoder clones. Projection, schema resolution
+//! (a reader schema other than the writer's) and the unrolling of recursive types happen here,
+//! once, so decoding never looks at a schema again.
+//!
+//! Resolution follows the Avro specification: record fields matched by name or reader alias
+//! (writer-only fields skipped, reader-only fields filled from their defaults, output in the
+//! reader's order), named types matched by name or alias, numeric promotions, `string` ↔
+//! `bytes`, enum symbols remapped (unknown symbols take the reader's default or fail when
+//! read), and unions resolved branch by branch (a writer branch with no match fails when read).
+
+mod default;
+mod projection;
+mod record;
+mod types;
+mod union;
+
+use crate::decode::column::resolve::Promotion;
+use crate::decode::column::{Column, EnumCol, EnumRemap, ListCol, MapCol, StructCol, TooDeep};
+use crate::decode::skip::Skip;
+use crate::error::PlanError;
+use crate::schema::{NamedDef, Node, Primitive, Schema};
+use arrow_schema::{DataType, Field, Fields};
+use projection::Proj;
+use record::{root_record, Part};
+use std::sync::Arc;
+use types::{check_decimals, fixed, primitive, promoted, promotion, Mapped};
+
+/// Options that shape the decode plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeOptions {
+    /// Columns to decode: top-level field names or dotted paths through records, array items,
+    /// map values and nullable unions (`"lines.sku"`). `None` decodes everything.
+    pub projection: Option<Vec<String>>,
+    /// How many times a recursive named type may nest inside itself before the mapping stops;
+    /// data nested deeper is an error.
+    pub max_recursion_depth: usize,
+    /// Map `string`/`bytes` to `Utf8View`/`BinaryView` instead of `Utf8`/`Binary`.
+    pub utf8_view: bool,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            projection: None,
+            max_recursion_depth: 16,
+            utf8_view: false,
+        }
+    }
+}
+
+/// Largest plan (columns plus skip nodes) accepted; recursive types unrolled too deep exceed it.
+/// A type that refers to itself twice (a tree with array and map children) doubles at every
+/// level, so the cap, not the depth, bounds what a small schema in a hostile header costs to
+/// compile: 2^16 nodes take milliseconds and a few MB, and real schemas stay far below.
+const MAX_PLAN_NODES: usize = 1 << 16;
+/// Deepest type nesting accepted.
+const MAX_NESTING: usize = 512;
+
+pub(crate) struct Compiled {
+    pub(crate) root: StructCol,
+    pub(crate) fields: Fields,
+    /// How to skip one whole record of the writer's schema, for checking a block whose data
+    /// arrives in pieces (`decode/stream.rs`). `None` where the unrolled schema is too large.
+    pub(crate) record_skip: Option<Skip>,
+}
+
+/// Compiles a (writer, reader) pair of schemas. Without a reader schema both are the writer's,
+/// and every pair is a node with itself, which resolves to the plain mapping.
+struct Compiler<'a> {
+    /// The writer's schema: how the data is encoded.
+    w: &'a Schema,
+    /// The reader's schema: what the batches hold.
+    r: &'a Schema,
+    opts: &'a DecodeOptions,
+    /// Named types (of the writer's schema) being expanded on the current path (for recursion).
+    stack: Vec<usize>,
+    nodes: usize,
+    /// Build skips with the variants that check values (the streaming check's tree).
+    strict: bool,
+}
+
+/// Compile the plan for data written with `writer`, read as `reader` (or as itself).
+pub(crate) fn compile(
+    writer: &Schema,
+    reader: Option<&Schema>,
+    opts: &DecodeOptions,
+) -> Result<Compiled, PlanError> {
+    let mut c = Compiler {
+        w: writer,
+        r: reader.unwrap_or(writer),
+        opts,
+        stack: Vec::new(),
+        nodes: 0,
+        strict: false,
+    };
+    let proj = opts.projection.as_deref().map(Proj::from_paths);
+    // The names of the top-level records are not compared: they carry no data, and tools
+    // disagree about them (Spark writes `topLevelRecord`).
+    let body = match (root_record(c.w), root_record(c.r)) {
+        (Some((wi, wr)), Some((_, rr))) => {
+            c.stack.push(wi);
+            let wparts: Vec<Part> = wr.fields.iter().map(Part::of).collect();
+            let rparts: Vec<Part> = rr.fields.iter().map(Part::of).collect();
+            c.record_body(&wparts, &rparts, proj.as_ref(), "", 0)?
+        }
+        _ => c.record_body(
+            &[Part::value(c.w.root())],
+            &[Part::value(c.r.root())],
+            proj.as_ref(),
+            "",
+            0,
+        )?,
+    };
+    let fields = body.fields.clone();
+    // A separate node budget: the skip of the whole writer record must not make a schema
+    // that compiles fail.
+    c.nodes = 0;
+    c.stack.clear();
+    c.strict = true;
+    let record_skip = c.skip(c.w.root(), 0).ok();
+    Ok(Compiled {
+        root: body.into_struct(),
+        fields,
+        record_skip,
+    })
+}
+
+impl Compiler<'_> {
+    fn count_node(&mut self, depth: usize) -> Result<(), PlanError> {
+        self.nodes += 1;
+        if self.nodes > MAX_PLAN_NODES {
+            return Err(PlanError::Unsupported(format!(
+                "the schema expands to more than {MAX_PLAN_NODES} columns and nodes (recursive types are \
+                 unrolled {} levels deep; lower max_recursion_depth or project fewer columns)",
+                self.opts.max_recursion_depth
+            )));
+        }
+        if depth > MAX_NESTING {
+            return Err(PlanError::Unsupported(format!(
+                "types nested more than {MAX_NESTING} levels deep"
+            )));
+        }
+        Ok(())
+    }
+
+    fn map(
+        &mut self,
+        w: &Node,
+        r: &Node,
+        proj: Option<&Proj>,
+        path: &str,
+        depth: usize,
+    ) -> Result<Mapped, PlanError> {
+        self.count_node(depth)?;
+        let view = self.opts.utf8_view;
+        match (w, r) {
+            (Node::Union(wb), Node::Union(rb)) => {
+                self.union_to_union(w, wb, r, rb, proj, path, depth)
+            }
+            (Node::Union(_), _) => self.resolved_union(w, r, proj, path, depth),
+            (_, Node::Union(rb)) => self.single_to_union(w, r, rb, proj, path, depth),
+            (Node::Primitive(wp, wl), Node::Primitive(rp, rl)) => {
+                self.no_subfields(proj, path, rp.name())?;
+                let Some(promotion) = promotion(*wp, *rp) else {
+                    return Err(self.mismatch(path, w, r));
+                };
+                check_decimals(*wl, *rl, path)?;
+                Ok(match promotion {
+                    Promotion::Same => primitive(*rp, *rl, view),
+                    Promotion::LongToFloat32 => promoted(promotion, DataType::Float32),
+                    Promotion::LongToFloat64 | Promotion::Float32ToFloat64 => {
+                        promoted(promotion, DataType::Float64)
+                    }
+                })
+            }
+            (Node::Array(wi), Node::Array(ri)) => {
+                let item = self.map(wi, ri, proj, path, depth + 1)?;
+                let field = Arc::new(item.field("item"));
+                Ok(Mapped::new(
+                    Column::List(Box::new(ListCol::new(item.column, field.clone()))),
+                    DataType::List(field),
+                ))
+            }
+            (Node::Map(wv), Node::Map(rv)) => {
+                let value = self.map(wv, rv, proj, path, depth + 1)?;
+                let key_type = if view {
+                    DataType::Utf8View
+                } else {
+                    DataType::Utf8
+                };
+                let entries = Arc::new(Field::new(
+                    "entries",
+                    DataType::Struct(Fields::from(vec![
+                        Field::new("key", key_type, false),
+                        value.field("value"),
+                    ])),
+                    false,
+                ));
+                Ok(Mapped::new(
+                    Column::Map(Box::new(MapCol::new(value.column, entries.clone(), view))),
+                    DataType::Map(entries, false),
+                ))
+            }
+            (Node::Named(wi), Node::Named(ri)) => self.named(*wi, *ri, w, r, proj, path, depth),
+            _ => Err(self.mismatch(path, w, r)),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn named(
+        &mut self,
+        wi: usize,
+        ri: usize,
+        w: &Node,
+        r: &Node,
+        proj: Option<&Proj>,
+        path: &str,
+        depth: usize,
+    ) -> Result<Mapped, PlanError> {
+        let (wn, rn) = (self.w.named(wi), self.r.named(ri));
+        let same_kind = std::mem::discriminant(&wn.def) == std::mem::discriminant(&rn.def);
+        if !same_kind || !self.names_match(wi, ri) {
+            return Err(self.mismatch(path, w, r));
+        }
+        match (&wn.def, &rn.def) {
+            (NamedDef::Record(wr), NamedDef::Record(rr)) => {
+                if !self.enter(wi) {
+                    let mut m = Mapped::new(
+                        Column::TooDeep(TooDeep::new(
+                            &rn.name.full(),
+                            self.opts.max_recursion_depth,
+                        )),
+                        DataType::Null,
+                    );
+                    m.nullable = true;
+                    return Ok(m);
+                }
+                let wparts: Vec<Part> = wr.fields.iter().map(Part::of).collect();
+                let rparts: Vec<Part> = rr.fields.iter().map(Part::of).collect();
+                let result = self.record_body(&wparts, &rparts, proj, path, depth);
+                self.stack.pop();
+                let body = result?;
+                let data_type = DataType::Struct(body.fields.clone());
+                Ok(Mapped::new(Column::Struct(body.into_struct()), data_type))
+            }
+            (NamedDef::Enum(we), NamedDef::Enum(re)) => {
+                self.no_subfields(proj, path, "an enum")?;
+                let mut column = EnumCol::new(&re.symbols);
+                if we.symbols != re.symbols {
+                    let fallback = re
+                        .default
+                        .as_ref()
+                        .and_then(|d| re.symbols.iter().position(|s| s == d));
+                    let keys = we
+                        .symbols
+                        .iter()
+                        .map(|s| {
+                            re.symbols
+                                .iter()
+                                .position(|x| x == s)
+                                .or(fallback)
+                                .map_or(-1, |k| k as i32)
+                        })
+                        .collect();
+                    column = column.with_remap(EnumRemap {
+                        keys,
+                        writer_symbols: we.symbols.clone().into(),
+                    });
+                }
+                Ok(Mapped::new(
+                    Column::Enum(column),
+                    DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
+                ))
+            }
+            (NamedDef::Fixed(wf), NamedDef::Fixed(rf)) => {
+                self.no_subfields(proj, path, "a fixed")?;
+                if wf.size != rf.size {
+                    return Err(PlanError::Incompatible {
+                        path: path.to_string(),
+                        reason: format!(
+                            "fixed {} has {} bytes in the writer's schema and {} in the reader's",
+                            rn.name, wf.size, rf.size
+                        ),
+                    });
+                }
+                check_decimals(wf.logical, rf.logical, path)?;
+                Ok(fixed(rf.size, rf.logical))
+            }
+            _ => Err(self.mismatch(path, w, r)),
+        }
+    }
+
+    fn enter(&mut self, index: usize) -> bool {
+        let depth = self.stack.iter().filter(|&&x| x == index).count();
+        if depth >= self.opts.max_recursion_depth {
+            return false;
+        }
+        self.stack.push(index);
+        true
+    }
+
+    /// How to skip a projected-away value of the writer's `node`.
+    fn skip(&mut self, node: &Node, depth: usize) -> Result<Skip, PlanError> {
+        self.count_node(depth)?;
+        Ok(match node {
+            Node::Primitive(p, _) if self.strict && *p == Primitive::Boolean => Skip::Boolean,
+            Node::Primitive(p, _) if self.strict && *p == Primitive::Int => Skip::Int,
+            Node::Primitive(p, _) if self.strict && *p == Primitive::String => Skip::Str,
+            Node::Primitive(p, _) => match p {
+                Primitive::Null => Skip::Bytes(0),
+                Primitive::Boolean => Skip::Bytes(1),
+                Primitive::Int | Primitive::Long => Skip::Varint,
+                Primitive::Float => Skip::Bytes(4),
+                Primitive::Double => Skip::Bytes(8),
+                Primitive::Bytes | Primitive::String => Skip::Sized,
+            },
+            Node::Array(items) => Skip::Array(Box::new(self.skip(items, depth + 1)?)),
+            Node::Map(values) => Skip::Map(Box::new(self.skip(values, depth + 1)?)),
+            Node::Union(branches) => Skip::Union(
+                branches
+                    .iter()
+                    .map(|b| self.skip(b, depth + 1))
+                    .collect::<Result<_, _>>()?,
+            ),
+            Node::Named(i) => match &self.w.named(*i).def {
+                NamedDef::Enum(e) if self.strict => Skip::Enum(e.symbols.len()),
+                NamedDef::Enum(_) => Skip::Varint,
+                NamedDef::Fixed(f) => Skip::Bytes(f.size),
+                NamedDef::Record(r) => {
+                    if !self.enter(*i) {
+                        return Ok(Skip::TooDeep(
+                            self.w.named(*i).name.full().into(),
+                            self.opts.max_recursion_depth,
+                        ));
+                    }
+                    let parts: Result<Vec<Skip>, PlanError> = r
+                        .fields
+                        .iter()
+                        .map(|f| self.skip(&f.ty, depth + 1))
+                        .collect();
+                    self.stack.pop();
+                    Skip::record(parts?)
+                }
+            },
+        })
+    }
+
+    /// Compile a node of the reader's schema on its own (a default, or a union branch no writer
+    /// branch maps to).
+    fn native(
+        &mut self,
+        node: &Node,
+        proj: Option<&Proj>,
+        path: &str,
+        depth: usize,
+    ) -> Result<Mapped, PlanError> {
+        let mut sub = Compiler {
+            w: self.r,
+            r: self.r,
+            opts: self.opts,
+            stack: Vec::new(),
+            nodes: self.nodes,
+            strict: false,
+        };
+        let mapped = sub.map(node, node, proj, path, depth);
+        self.nodes = sub.nodes;
+        mapped
+    }
+
+    /// A description of a node for messages: `int`, `array`, `record a.b`, ...
+    fn describe(schema: &Schema, node: &Node) -> String {
+        match node {
+            Node::Primitive(p, _) => p.name().to_string(),
+            Node::Array(_) => "array".to_string(),
+            Node::Map(_) => "map".to_string(),
+            Node::Union(_) => "union".to_string(),
+            Node::Named(i) => {
+                let n = schema.named(*i);
+                let kind = match n.def {
+                    NamedDef::Record(_) => "record",
+                    NamedDef::Enum(_) => "enum",
+                    NamedDef::Fixed(_) => "fixed",
+                };
+                format!("{kind} {}", n.name)
+            }
+        }
+    }
+
+    fn mismatch(&self, path: &str, w: &Node, r: &Node) -> PlanError {
+        PlanError::Incompatible {
+            path: path.to_string(),
+            reason: format!(
+                "the writer's {} cannot be read as the reader's {}",
+                Self::describe(self.w, w),
+                Self::describe(self.r, r)
+            ),
+        }
+    }
+
+    /// Whether the reader's named type `ri` reads the writer's `wi`: the same full or
+    /// unqualified name, or a reader alias naming the writer's type.
+    fn names_match(&self, wi: usize, ri: usize) -> bool {
+        let (w, r) = (&self.w.named(wi).name, self.r.named(ri));
+        r.name == *w
+            || r.name.name() == w.name()
+            || r.aliases.iter().any(|a| a == w || a.name() == w.name())
+    }
+
+    /// The same kind of type (and name, for named types): the first choice for a union branch.
+    fn same_kind(&self, w: &Node, r: &Node) -> bool {
+        match (w, r) {
+            (Node::Primitive(a, _), Node::Primitive(b, _)) => a == b,
+            (Node::Array(_), Node::Array(_)) | (Node::Map(_), Node::Map(_)) => true,
+            (Node::Named(wi), Node::Named(ri)) => {
+                std::mem::discriminant(&self.w.named(*wi).def)
+                    == std::mem::discriminant(&self.r.named(*ri).def)
+                    && self.names_match(*wi, *ri)
+            }
+            _ => false,
+        }
+    }
+}
+
+fn join(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
+
+fn is_null(n: &Node) -> bool {
+    matches!(n, Node::Primitive(Primitive::Null, _))
+}
