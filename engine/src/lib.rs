@@ -15,6 +15,8 @@ pub mod error;
 pub mod schema;
 pub mod varint;
 
-pub use decode::{DecodeOptions, DecodePlan, RecordDecoder, StreamCheckError, DEFAULT_BATCH_SIZE};
+pub use decode::{
+    BatchSink, DecodeOptions, DecodePlan, RecordDecoder, StreamCheckError, DEFAULT_BATCH_SIZE,
+};
 pub use error::{DecodeError, DecodeErrorKind, PlanError};
 pub use schema::{Schema, SchemaError, SchemaErrorKind, AVRO_SCHEMA_KEY};

@@ -8,6 +8,7 @@
 //! one clone at a time.
 
 use arrow_array::RecordBatch;
+use avrow_engine::BatchSink;
 use std::collections::VecDeque;
 
 #[derive(Debug)]
@@ -29,19 +30,6 @@ pub(crate) struct Batches {
 impl Batches {
     pub(crate) fn new() -> Self {
         Self::default()
-    }
-
-    pub(crate) fn push(&mut self, batch: RecordBatch) {
-        self.entries.push_back(Entry::One(batch));
-    }
-
-    /// `batch`, `times` times in a row.
-    pub(crate) fn push_run(&mut self, batch: RecordBatch, times: u64) {
-        match times {
-            0 => {}
-            1 => self.push(batch),
-            _ => self.entries.push_back(Entry::Run { batch, times }),
-        }
     }
 
     /// The next batch.
@@ -88,6 +76,21 @@ impl Batches {
                 Entry::Run { times, .. } => *times,
             })
             .sum()
+    }
+}
+
+impl BatchSink for Batches {
+    fn push(&mut self, batch: RecordBatch) {
+        self.entries.push_back(Entry::One(batch));
+    }
+
+    /// `batch`, `times` times in a row, held as one entry.
+    fn push_run(&mut self, batch: RecordBatch, times: u64) {
+        match times {
+            0 => {}
+            1 => self.push(batch),
+            _ => self.entries.push_back(Entry::Run { batch, times }),
+        }
     }
 }
 

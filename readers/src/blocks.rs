@@ -4,8 +4,7 @@
 use crate::codec::{Codec, Decompressor};
 use crate::container::Header;
 use crate::error::Result;
-use crate::source::{BlockSource, RawBlock};
-use crate::ReaderBuilder;
+use crate::source::{BlockSource, FileInput, OpenOptions, RawBlock};
 use bytes::Bytes;
 use std::io::Read;
 use std::path::Path;
@@ -82,7 +81,8 @@ impl BlockReader {
     /// # Errors
     /// The file cannot be opened, or its header is invalid.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
-        ReaderBuilder::new().block_reader(path.as_ref())
+        let file = FileInput::open(path.as_ref(), 0, &OpenOptions::default())?;
+        Ok(Self::new(file))
     }
 
     /// Read a file held in memory.
@@ -90,7 +90,9 @@ impl BlockReader {
     /// # Errors
     /// The header is invalid.
     pub fn from_bytes(bytes: impl Into<Bytes>) -> Result<Self> {
-        ReaderBuilder::new().block_reader_bytes(bytes.into())
+        let opts = OpenOptions::default();
+        let file = FileInput::contiguous("<bytes>".into(), 0, bytes.into(), None, &opts)?;
+        Ok(Self::new(file))
     }
 
     /// Read a file from a stream.
@@ -98,13 +100,15 @@ impl BlockReader {
     /// # Errors
     /// Reading fails, or the header is invalid.
     pub fn from_stream<R: Read + Send + 'static>(reader: R) -> Result<Self> {
-        ReaderBuilder::new().block_reader_stream(Box::new(reader))
+        let opts = OpenOptions::default();
+        let file = FileInput::stream("<stream>".into(), 0, Box::new(reader), None, &opts)?;
+        Ok(Self::new(file))
     }
 
-    pub(crate) fn new(header: Arc<Header>, source: BlockSource) -> Self {
+    fn new(file: FileInput) -> Self {
         BlockReader {
-            header,
-            source,
+            header: file.header.clone(),
+            source: BlockSource::new(vec![file]),
             failed: false,
         }
     }

@@ -1,23 +1,18 @@
 //! [`ReaderBuilder`]: options, then a source (path, paths, bytes or stream) → [`Reader`].
 
-use crate::blocks::BlockReader;
-use crate::container::{read_header, Counting, Header};
-use crate::error::{Error, HeaderErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::parallel::{available_threads, pool_for, unit_bytes, Parallel};
 use crate::reader::{Engine, Reader};
 use crate::sequential::Sequential;
-use crate::source::{BlockContext, BlockSource, FileInput, Input, PushBack};
+use crate::source::{BlockSource, FileInput, OpenOptions};
 use crate::unit::WorkerState;
 use avrow_engine::varint::{self, KernelKind};
 use avrow_engine::{DecodeOptions, DecodePlan, Schema, DEFAULT_BATCH_SIZE};
 use bytes::Bytes;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
-
-/// The default limit on one block's decompressed size (1 GiB).
-pub const DEFAULT_MAX_BLOCK_SIZE: usize = 1 << 30;
 
 /// Configures and opens a [`Reader`], in the style of arrow's reader builders: by-value `with_*`
 /// setters, then [`open`](ReaderBuilder::open), [`open_many`](ReaderBuilder::open_many),
@@ -40,12 +35,10 @@ pub struct ReaderBuilder {
     batch_size: usize,
     options: DecodeOptions,
     kernel: Option<KernelKind>,
-    max_block_size: usize,
-    use_mmap: bool,
     threads: usize,
-    range: Option<Range<u64>>,
     reader_schema: Option<Schema>,
-    skip_bad_blocks: bool,
+    /// How inputs are opened: memory maps, the block size limit, a byte range, bad blocks.
+    open: OpenOptions,
 }
 
 impl Default for ReaderBuilder {
@@ -62,12 +55,9 @@ impl ReaderBuilder {
             batch_size: DEFAULT_BATCH_SIZE,
             options: DecodeOptions::default(),
             kernel: None,
-            max_block_size: DEFAULT_MAX_BLOCK_SIZE,
-            use_mmap: true,
             threads: 0,
-            range: None,
             reader_schema: None,
-            skip_bad_blocks: false,
+            open: OpenOptions::default(),
         }
     }
 
@@ -154,14 +144,14 @@ impl ReaderBuilder {
     /// order. Use [`split_ranges`](crate::split_ranges) for balanced ranges. Needs a path or
     /// bytes (not a stream).
     pub fn with_range(mut self, range: Range<u64>) -> Self {
-        self.range = Some(range);
+        self.open.range = Some(range);
         self
     }
 
     /// Refuse blocks that decompress to more than `bytes` (default 1 GiB): a guard against
     /// decompression bombs.
     pub fn with_max_block_size(mut self, bytes: usize) -> Self {
-        self.max_block_size = bytes;
+        self.open.max_block_size = bytes;
         self
     }
 
@@ -190,14 +180,14 @@ impl ReaderBuilder {
     /// # Ok::<(), avrow::Error>(())
     /// ```
     pub fn with_skip_bad_blocks(mut self, enabled: bool) -> Self {
-        self.skip_bad_blocks = enabled;
+        self.open.skip_bad_blocks = enabled;
         self
     }
 
     /// Memory-map files opened by path (default `true`). Without it, files are read as
     /// streams. A mapped file must not be truncated by another process while it is read.
     pub fn with_mmap(mut self, enabled: bool) -> Self {
-        self.use_mmap = enabled;
+        self.open.use_mmap = enabled;
         self
     }
 
@@ -224,7 +214,7 @@ impl ReaderBuilder {
     /// # Errors
     /// The file cannot be opened, or its header or schema is invalid.
     pub fn open(self, path: impl AsRef<Path>) -> Result<Reader> {
-        let file = self.open_file(path.as_ref(), 0)?;
+        let file = FileInput::open(path.as_ref(), 0, &self.open)?;
         self.build(vec![file])
     }
 
@@ -238,7 +228,7 @@ impl ReaderBuilder {
         I: IntoIterator<Item = P>,
         P: AsRef<Path>,
     {
-        if self.range.is_some() {
+        if self.open.range.is_some() {
             return Err(Error::InvalidArgument(
                 "with_range applies to one file, not to open_many".into(),
             ));
@@ -246,7 +236,7 @@ impl ReaderBuilder {
         let files = paths
             .into_iter()
             .enumerate()
-            .map(|(i, p)| self.open_file(p.as_ref(), i))
+            .map(|(i, p)| FileInput::open(p.as_ref(), i, &self.open))
             .collect::<Result<Vec<_>>>()?;
         if files.is_empty() {
             return Err(Error::InvalidArgument(
@@ -261,7 +251,7 @@ impl ReaderBuilder {
     /// # Errors
     /// The header or schema is invalid.
     pub fn read_bytes(self, bytes: impl Into<Bytes>) -> Result<Reader> {
-        let file = self.contiguous("<bytes>".to_string(), 0, bytes.into(), None)?;
+        let file = FileInput::contiguous("<bytes>".to_string(), 0, bytes.into(), None, &self.open)?;
         self.build(vec![file])
     }
 
@@ -271,7 +261,13 @@ impl ReaderBuilder {
     /// # Errors
     /// Reading fails, or the header or schema is invalid.
     pub fn read_stream<R: Read + Send + 'static>(self, reader: R) -> Result<Reader> {
-        let file = self.stream("<stream>".to_string(), 0, Box::new(reader), None)?;
+        let file = FileInput::stream(
+            "<stream>".to_string(),
+            0,
+            Box::new(reader),
+            None,
+            &self.open,
+        )?;
         self.build(vec![file])
     }
 
@@ -289,127 +285,14 @@ impl ReaderBuilder {
         reader: R,
         blocks_at: u64,
     ) -> Result<Reader> {
-        let file = self.stream(name.into(), 0, Box::new(reader), Some(blocks_at))?;
+        let file = FileInput::stream(
+            name.into(),
+            0,
+            Box::new(reader),
+            Some(blocks_at),
+            &self.open,
+        )?;
         self.build(vec![file])
-    }
-
-    pub(crate) fn block_reader(self, path: &Path) -> Result<BlockReader> {
-        let file = self.open_file(path, 0)?;
-        Ok(BlockReader::new(
-            file.header.clone(),
-            BlockSource::new(vec![file]),
-        ))
-    }
-
-    pub(crate) fn block_reader_bytes(self, bytes: Bytes) -> Result<BlockReader> {
-        let file = self.contiguous("<bytes>".to_string(), 0, bytes, None)?;
-        Ok(BlockReader::new(
-            file.header.clone(),
-            BlockSource::new(vec![file]),
-        ))
-    }
-
-    pub(crate) fn block_reader_stream(self, reader: Box<dyn Read + Send>) -> Result<BlockReader> {
-        let file = self.stream("<stream>".to_string(), 0, reader, None)?;
-        Ok(BlockReader::new(
-            file.header.clone(),
-            BlockSource::new(vec![file]),
-        ))
-    }
-
-    fn open_file(&self, path: &Path, index: usize) -> Result<FileInput> {
-        let name = path.display().to_string();
-        let io = |source| Error::Io {
-            file: name.clone(),
-            source,
-        };
-        let file = std::fs::File::open(path).map_err(io)?;
-        if !self.use_mmap {
-            return self.stream(name.clone(), index, Box::new(file), None);
-        }
-        let len = file.metadata().map_err(io)?.len();
-        if len == 0 {
-            return Err(Error::Header {
-                file: name,
-                offset: 0,
-                kind: HeaderErrorKind::Empty,
-            });
-        }
-        // SAFETY: the map is read-only. Like every reader of memory-mapped files we rely on the
-        // file not being truncated or modified by another process while it is mapped (the
-        // builder documents this; `with_mmap(false)` avoids it).
-        let map = Arc::new(unsafe { memmap2::Mmap::map(&file) }.map_err(io)?);
-        let _ = map.advise(memmap2::Advice::Sequential);
-        let bytes = Bytes::from_owner(SharedMap(map.clone()));
-        self.contiguous(name, index, bytes, Some(map))
-    }
-
-    fn context(&self, name: String, index: usize, header: &Header) -> Arc<BlockContext> {
-        Arc::new(BlockContext {
-            file: name.into(),
-            file_index: index,
-            plan: 0,
-            codec: header.codec(),
-            max_block_size: self.max_block_size,
-            skip_bad_blocks: self.skip_bad_blocks,
-        })
-    }
-
-    fn contiguous(
-        &self,
-        name: String,
-        index: usize,
-        bytes: Bytes,
-        map: Option<Arc<memmap2::Mmap>>,
-    ) -> Result<FileInput> {
-        let mut counting = Counting::new(&bytes[..], 0);
-        let header = read_header(&mut counting, &name)?;
-        let pos = counting.offset as usize;
-        let mut file = FileInput {
-            ctx: self.context(name, index, &header),
-            header: Arc::new(header),
-            input: Input::Contiguous {
-                bytes,
-                map,
-                pos,
-                end: u64::MAX,
-                released: 0,
-            },
-            next_index: 0,
-        };
-        if let Some(range) = &self.range {
-            file.restrict(range.start, range.end)?;
-        }
-        Ok(file)
-    }
-
-    fn stream(
-        &self,
-        name: String,
-        index: usize,
-        reader: Box<dyn Read + Send>,
-        blocks_at: Option<u64>,
-    ) -> Result<FileInput> {
-        if self.range.is_some() {
-            return Err(Error::InvalidArgument(format!(
-                "{name}: byte ranges need a seekable input (a path or bytes), not a stream"
-            )));
-        }
-        let buffered = PushBack::new(BufReader::with_capacity(1 << 16, reader));
-        let mut counting = Counting::new(buffered, 0);
-        let header = read_header(&mut counting, &name)?;
-        if let Some(at) = blocks_at {
-            counting.offset = counting.offset.max(at);
-        }
-        Ok(FileInput {
-            ctx: self.context(name, index, &header),
-            header: Arc::new(header),
-            input: Input::Stream {
-                reader: counting,
-                scratch: Vec::new(),
-            },
-            next_index: 0,
-        })
     }
 
     /// The decode plan for a file with writer schema `writer`.
@@ -492,7 +375,13 @@ impl ReaderBuilder {
             )))
         } else {
             let pool = pool_for(threads)?;
-            Engine::Parallel(Box::new(Parallel::new(source, pool, threads, decoders)))
+            Engine::Parallel(Box::new(Parallel::new(
+                source,
+                pool,
+                threads,
+                decoders,
+                self.batch_size,
+            )))
         };
         Ok(Reader {
             header,
@@ -500,14 +389,5 @@ impl ReaderBuilder {
             engine,
             threads,
         })
-    }
-}
-
-/// A shared memory map as the owner of a `Bytes`.
-struct SharedMap(Arc<memmap2::Mmap>);
-
-impl AsRef<[u8]> for SharedMap {
-    fn as_ref(&self) -> &[u8] {
-        &self.0
     }
 }

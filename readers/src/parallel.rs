@@ -124,10 +124,10 @@ impl Parallel {
         pool: Arc<ThreadPool>,
         threads: usize,
         prototype: Vec<RecordDecoder>,
+        batch_size: usize,
     ) -> Self {
         let window = 2 * threads.max(1);
         let remaining = source.known_len();
-        let batch_size = prototype.first().map_or(1, |d| d.batch_size()) as u64;
         Parallel {
             source,
             pool,
@@ -136,7 +136,7 @@ impl Parallel {
             window,
             threads: threads.max(1),
             remaining,
-            batch_size,
+            batch_size: batch_size as u64,
             seen_bytes: 0,
             seen_rows: 0,
             pending: None,

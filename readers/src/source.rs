@@ -8,14 +8,82 @@
 //! with the block after it.
 
 use crate::codec::{expansion_cap, Codec, DecompressError, Decompressor, Pieces, CHECK_WINDOW};
-use crate::container::{frame_block, read_block, Counting, FrameError, Header};
-use crate::error::{BlockErrorKind, Error, Result};
+use crate::container::{frame_block, read_block, read_header, Counting, FrameError, Header};
+use crate::error::{BlockErrorKind, Error, HeaderErrorKind, Result};
 use avrow_engine::{RecordDecoder, StreamCheckError};
 use bytes::Bytes;
 use std::collections::VecDeque;
+use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::ops::Range;
+use std::path::Path;
 use std::sync::Arc;
+
+/// The default limit on one block's decompressed size (1 GiB).
+pub const DEFAULT_MAX_BLOCK_SIZE: usize = 1 << 30;
+
+/// What opening an input takes from its reader's settings.
+#[derive(Debug, Clone)]
+pub(crate) struct OpenOptions {
+    /// The limit on one block's decompressed size.
+    pub(crate) max_block_size: usize,
+    /// Skip blocks that cannot be read instead of stopping at the first.
+    pub(crate) skip_bad_blocks: bool,
+    /// Map files into memory; without, a file is read as a stream.
+    pub(crate) use_mmap: bool,
+    /// Read only the blocks whose preceding sync marker starts in this byte range.
+    pub(crate) range: Option<Range<u64>>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            max_block_size: DEFAULT_MAX_BLOCK_SIZE,
+            skip_bad_blocks: false,
+            use_mmap: true,
+            range: None,
+        }
+    }
+}
+
+/// Open the file at `path` for reading (`name` for errors). Every reader and
+/// [`split_ranges`](crate::split_ranges) opens files here.
+pub(crate) fn open_path(path: &Path, name: &str) -> Result<File> {
+    File::open(path).map_err(|source| Error::Io {
+        file: name.to_string(),
+        source,
+    })
+}
+
+/// Map an opened file into memory: its bytes (zero-copy) and the map behind them.
+pub(crate) fn map_file(file: &File, name: &str) -> Result<(Bytes, Arc<memmap2::Mmap>)> {
+    let io = |source| Error::Io {
+        file: name.to_string(),
+        source,
+    };
+    if file.metadata().map_err(io)?.len() == 0 {
+        return Err(Error::Header {
+            file: name.to_string(),
+            offset: 0,
+            kind: HeaderErrorKind::Empty,
+        });
+    }
+    // SAFETY: the map is read-only. Like every reader of memory-mapped files we rely on the
+    // file not being truncated or modified by another process while it is mapped (the
+    // builder documents this; `with_mmap(false)` avoids it).
+    let map = Arc::new(unsafe { memmap2::Mmap::map(file) }.map_err(io)?);
+    let _ = map.advise(memmap2::Advice::Sequential);
+    Ok((Bytes::from_owner(SharedMap(map.clone())), map))
+}
+
+/// A shared memory map as the owner of a `Bytes`.
+struct SharedMap(Arc<memmap2::Mmap>);
+
+impl AsRef<[u8]> for SharedMap {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
 
 /// What every block of one input file shares: its name (for errors), codec and limits.
 #[derive(Debug, Clone)]
@@ -32,6 +100,17 @@ pub(crate) struct BlockContext {
 }
 
 impl BlockContext {
+    fn new(name: String, index: usize, header: &Header, opts: &OpenOptions) -> Arc<Self> {
+        Arc::new(BlockContext {
+            file: name.into(),
+            file_index: index,
+            plan: 0,
+            codec: header.codec(),
+            max_block_size: opts.max_block_size,
+            skip_bad_blocks: opts.skip_bad_blocks,
+        })
+    }
+
     pub(crate) fn block_error(&self, block: &RawBlock, kind: BlockErrorKind) -> Error {
         Error::Block {
             file: self.file.to_string(),
@@ -262,6 +341,77 @@ pub(crate) struct FileInput {
 }
 
 impl FileInput {
+    /// Open the file at `path`: memory-mapped, or read as a stream without `use_mmap`.
+    pub(crate) fn open(path: &Path, index: usize, opts: &OpenOptions) -> Result<FileInput> {
+        let name = path.display().to_string();
+        let file = open_path(path, &name)?;
+        if !opts.use_mmap {
+            return Self::stream(name, index, Box::new(file), None, opts);
+        }
+        let (bytes, map) = map_file(&file, &name)?;
+        Self::contiguous(name, index, bytes, Some(map), opts)
+    }
+
+    /// A file whose bytes are all in memory (`map`: the memory map behind them, if any).
+    pub(crate) fn contiguous(
+        name: String,
+        index: usize,
+        bytes: Bytes,
+        map: Option<Arc<memmap2::Mmap>>,
+        opts: &OpenOptions,
+    ) -> Result<FileInput> {
+        let mut counting = Counting::new(&bytes[..], 0);
+        let header = read_header(&mut counting, &name)?;
+        let pos = counting.offset as usize;
+        let mut file = FileInput {
+            ctx: BlockContext::new(name, index, &header, opts),
+            header: Arc::new(header),
+            input: Input::Contiguous {
+                bytes,
+                map,
+                pos,
+                end: u64::MAX,
+                released: 0,
+            },
+            next_index: 0,
+        };
+        if let Some(range) = &opts.range {
+            file.restrict(range.start, range.end)?;
+        }
+        Ok(file)
+    }
+
+    /// A file read from a stream. With `blocks_at`, the stream holds the header and then the
+    /// file's blocks from byte `blocks_at` on (one split fetched from an object store).
+    pub(crate) fn stream(
+        name: String,
+        index: usize,
+        reader: Box<dyn Read + Send>,
+        blocks_at: Option<u64>,
+        opts: &OpenOptions,
+    ) -> Result<FileInput> {
+        if opts.range.is_some() {
+            return Err(Error::InvalidArgument(format!(
+                "{name}: byte ranges need a seekable input (a path or bytes), not a stream"
+            )));
+        }
+        let buffered = PushBack::new(BufReader::with_capacity(1 << 16, reader));
+        let mut counting = Counting::new(buffered, 0);
+        let header = read_header(&mut counting, &name)?;
+        if let Some(at) = blocks_at {
+            counting.offset = counting.offset.max(at);
+        }
+        Ok(FileInput {
+            ctx: BlockContext::new(name, index, &header, opts),
+            header: Arc::new(header),
+            input: Input::Stream {
+                reader: counting,
+                scratch: Vec::new(),
+            },
+            next_index: 0,
+        })
+    }
+
     /// Restrict a contiguous input to the blocks whose preceding sync marker starts in
     /// `start..end` (Hadoop-style splits: any partition of the file into ranges reads every
     /// block exactly once). Block indexes stay those of the whole file.

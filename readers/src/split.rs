@@ -3,6 +3,7 @@
 
 use crate::container::{frame_block, read_header, Counting};
 use crate::error::{Error, Result};
+use crate::source::{map_file, open_path};
 use std::ops::Range;
 use std::path::Path;
 
@@ -30,14 +31,7 @@ pub fn split_ranges(path: impl AsRef<Path>, n: usize) -> Result<Vec<Range<u64>>>
             "split_ranges needs at least one range".into(),
         ));
     }
-    let io = |source| Error::Io {
-        file: name.clone(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
-    // SAFETY: read-only map of a file nobody is expected to truncate while it is split (the
-    // same contract as `ReaderBuilder::open`).
-    let bytes = unsafe { memmap2::Mmap::map(&file) }.map_err(io)?;
+    let (bytes, _map) = map_file(&open_path(path, &name)?, &name)?;
     let mut counting = Counting::new(&bytes[..], 0);
     let header = read_header(&mut counting, &name)?;
     let len = bytes.len() as u64;

@@ -5,7 +5,7 @@ use crate::batches::Batches;
 use crate::codec::Decompressor;
 use crate::error::{Error, Result};
 use crate::source::{RawBlock, SkippedBlock};
-use avrow_engine::{DecodeError, DecodeErrorKind, RecordDecoder};
+use avrow_engine::{BatchSink, DecodeError, RecordDecoder};
 
 /// What a worker keeps between units.
 pub(crate) struct WorkerState {
@@ -117,65 +117,9 @@ impl WorkerState {
         self.release_large_scratch();
         let decoder = &mut self.decoders[self.current];
         let data = block.decompressed_for(decoder, &mut self.decompressor, &mut self.scratch)?;
-        let count = decoder
-            .check_record_count(block.count, data.len())
-            .map_err(|e| Self::decode_error(block, e))?;
-        let (mut pos, mut done) = (0, 0);
-        let batch_size = decoder.batch_size();
-        if decoder.min_record_size() == 0 {
-            // Records of zero bytes are all the same row: decode one full batch and repeat it
-            // for the block's other full batches (see `batches.rs`). Rows of an earlier block
-            // still buffered are completed into a batch first.
-            let buffered = decoder.buffered_rows();
-            if buffered > 0 && buffered < batch_size && count - done >= 2 * batch_size {
-                let n = batch_size - buffered;
-                decoder
-                    .decode_rows(data, &mut pos, n)
-                    .map_err(|e| Self::decode_error(block, e))?;
-                done += n;
-                if let Some(batch) = decoder.flush().map_err(|e| Self::decode_error(block, e))? {
-                    out.push(batch);
-                }
-            }
-            while decoder.buffered_rows() == 0 && count - done >= 2 * batch_size {
-                let before = pos;
-                decoder
-                    .decode_rows(data, &mut pos, batch_size)
-                    .map_err(|e| Self::decode_error(block, e.with_record_base(done as u64)))?;
-                let batch = decoder.flush().map_err(|e| Self::decode_error(block, e))?;
-                let (Some(batch), true) = (batch, pos == before) else {
-                    return Err(Error::Internal(
-                        "records of zero bytes read bytes or gave no batch".into(),
-                    ));
-                };
-                let times = (count - done) / batch_size;
-                out.push_run(batch, times as u64);
-                done += times * batch_size;
-            }
-        }
-        while done < count {
-            if decoder.buffered_rows() == 0 {
-                let ahead = rows_ahead
-                    .saturating_sub(done as u64)
-                    .max((count - done) as u64);
-                decoder.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));
-            }
-            let n = (count - done).min(decoder.batch_size() - decoder.buffered_rows());
-            decoder
-                .decode_rows(data, &mut pos, n)
-                .map_err(|e| Self::decode_error(block, e.with_record_base(done as u64)))?;
-            done += n;
-            if decoder.buffered_rows() >= decoder.batch_size() {
-                if let Some(batch) = decoder.flush().map_err(|e| Self::decode_error(block, e))? {
-                    out.push(batch);
-                }
-            }
-        }
-        if pos != data.len() {
-            let e = DecodeError::new(DecodeErrorKind::TrailingBytes(data.len() - pos), pos);
-            return Err(Self::decode_error(block, e));
-        }
-        Ok(())
+        decoder
+            .decode_block_into(data, block.count, rows_ahead, out)
+            .map_err(|e| Self::decode_error(block, e))
     }
 
     /// Decode a whole unit into batches (the last one may be short). Rows before an error are

@@ -345,21 +345,90 @@ impl RecordDecoder {
         data: &[u8],
         count: u64,
     ) -> Result<Vec<RecordBatch>, DecodeError> {
-        let count = self.check_record_count(count, data.len())?;
         let mut out = Vec::new();
-        let mut pos = 0;
-        let mut done = 0;
+        self.decode_block_into(data, count, count, &mut out)?;
+        Ok(out)
+    }
+
+    /// Decode a whole block of `count` records, handing each batch that fills up to `out`;
+    /// rows of a partial batch stay buffered for the next block or [`RecordDecoder::flush`].
+    /// This is the one place a block is cut into batches.
+    ///
+    /// `rows_ahead` is how many records are still to come into the current batch from this
+    /// block and the blocks after it (at least `count`; a caller that does not know passes
+    /// `count`): each new batch reserves room for that many rows, up to the batch size, so that
+    /// a batch that spans blocks does not regrow its columns.
+    ///
+    /// Records of zero bytes are all the same row: one full batch of them is decoded and
+    /// handed to [`BatchSink::push_run`] for the block's other full batches, so a block that
+    /// declares `i32::MAX` of them costs one batch, not millions.
+    ///
+    /// On error the buffered rows are those decoded before the bad record, so they can still
+    /// be flushed; record indexes in the error count from the block's first record.
+    ///
+    /// # Errors
+    /// Malformed data, a count that does not fit the block, or bytes left over after the last
+    /// record.
+    pub fn decode_block_into(
+        &mut self,
+        data: &[u8],
+        count: u64,
+        rows_ahead: u64,
+        out: &mut impl BatchSink,
+    ) -> Result<(), DecodeError> {
+        let count = self.check_record_count(count, data.len())?;
+        let (mut pos, mut done) = (0, 0);
+        let batch_size = self.batch_size;
+        if self.min_record_size == 0 {
+            // Rows of an earlier block still buffered are completed into a batch first.
+            let buffered = self.buffered_rows();
+            if buffered > 0 && buffered < batch_size && count - done >= 2 * batch_size {
+                let n = batch_size - buffered;
+                self.decode_rows(data, &mut pos, n)?;
+                done += n;
+                if let Some(batch) = self.flush()? {
+                    out.push(batch);
+                }
+            }
+            while self.buffered_rows() == 0 && count - done >= 2 * batch_size {
+                let before = pos;
+                self.decode_rows(data, &mut pos, batch_size)
+                    .map_err(|e| e.with_record_base(done as u64))?;
+                let (Some(batch), true) = (self.flush()?, pos == before) else {
+                    return Err(DecodeError::new(
+                        DecodeErrorKind::Internal(
+                            "records of zero bytes read bytes or gave no batch".into(),
+                        ),
+                        pos,
+                    ));
+                };
+                let times = (count - done) / batch_size;
+                out.push_run(batch, times as u64);
+                done += times * batch_size;
+            }
+        }
         while done < count {
-            let n = (count - done).min(self.batch_size - self.buffered_rows().min(self.batch_size));
+            if self.buffered_rows() == 0 {
+                let ahead = rows_ahead
+                    .saturating_sub(done as u64)
+                    .max((count - done) as u64);
+                self.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));
+            }
+            let n = (count - done).min(batch_size - self.buffered_rows().min(batch_size));
             if n == 0 {
-                out.extend(self.flush()?);
+                // A full batch buffered by `decode_rows` calls before this one.
+                if let Some(batch) = self.flush()? {
+                    out.push(batch);
+                }
                 continue;
             }
             self.decode_rows(data, &mut pos, n)
                 .map_err(|e| e.with_record_base(done as u64))?;
             done += n;
-            if self.buffered_rows() >= self.batch_size {
-                out.extend(self.flush()?);
+            if self.buffered_rows() >= batch_size {
+                if let Some(batch) = self.flush()? {
+                    out.push(batch);
+                }
             }
         }
         if pos != data.len() {
@@ -368,7 +437,7 @@ impl RecordDecoder {
                 pos,
             ));
         }
-        Ok(out)
+        Ok(())
     }
 
     /// The buffered rows as a batch (`None` if there are none); the buffers start over.
@@ -391,5 +460,114 @@ impl RecordDecoder {
                     0,
                 )
             })
+    }
+}
+
+/// Where [`RecordDecoder::decode_block_into`] puts the batches that fill up.
+pub trait BatchSink {
+    /// One batch.
+    fn push(&mut self, batch: RecordBatch);
+
+    /// The same batch `times` times in a row (full batches of records of zero bytes are all
+    /// alike). The default pushes a clone each time, which shares the arrays.
+    fn push_run(&mut self, batch: RecordBatch, times: u64) {
+        for _ in 0..times {
+            self.push(batch.clone());
+        }
+    }
+}
+
+impl BatchSink for Vec<RecordBatch> {
+    fn push(&mut self, batch: RecordBatch) {
+        Vec::push(self, batch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::varint::Scalar;
+    use arrow_array::{Array, Int64Array};
+
+    fn decoder(json: &str, batch_size: usize) -> RecordDecoder {
+        let schema = Schema::parse(json).unwrap();
+        DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .with_batch_size(batch_size)
+    }
+
+    fn longs(batches: &[RecordBatch]) -> Vec<i64> {
+        let column = |b: &RecordBatch| {
+            let a = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            a.values().to_vec()
+        };
+        batches.iter().flat_map(column).collect()
+    }
+
+    /// Zigzag varints of `values`, one record each.
+    fn encode(values: impl IntoIterator<Item = i64>) -> Vec<u8> {
+        let mut out = Vec::new();
+        for v in values {
+            Scalar.write_long(v, &mut out);
+        }
+        out
+    }
+
+    const LONGS: &str = r#"{"type":"record","name":"r","fields":[{"name":"v","type":"long"}]}"#;
+
+    #[test]
+    fn a_block_is_cut_into_batches_and_the_rest_stays_buffered() {
+        let mut d = decoder(LONGS, 1000);
+        let values: Vec<i64> = (0..2500).map(|i| i * 7919 - 5000).collect();
+        let batches = d.decode_block(&encode(values.clone()), 2500).unwrap();
+        assert_eq!(
+            batches.iter().map(|b| b.num_rows()).collect::<Vec<_>>(),
+            [1000, 1000]
+        );
+        assert_eq!(d.buffered_rows(), 500);
+        let mut all = batches;
+        all.extend(d.flush().unwrap());
+        assert_eq!(longs(&all), values);
+    }
+
+    #[test]
+    fn a_full_batch_buffered_before_the_block_is_handed_out_first() {
+        let mut d = decoder(LONGS, 4);
+        let mut pos = 0;
+        d.decode_rows(&encode(0..6), &mut pos, 6).unwrap();
+        assert_eq!(d.buffered_rows(), 6);
+        let batches = d.decode_block(&encode(6..9), 3).unwrap();
+        assert_eq!(
+            batches.iter().map(|b| b.num_rows()).collect::<Vec<_>>(),
+            [6]
+        );
+        let mut all = batches;
+        all.extend(d.flush().unwrap());
+        assert_eq!(longs(&all), (0..9).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn records_of_zero_bytes_repeat_one_batch() {
+        let json = r#"{"type":"record","name":"r","fields":[{"name":"n","type":"null"}]}"#;
+        let mut d = decoder(json, 1000);
+        let batches = d.decode_block(&[], 10_000_500).unwrap();
+        assert_eq!(batches.len(), 10_000);
+        assert!(batches.iter().all(|b| b.num_rows() == 1000));
+        // One batch, handed out again: every clone shares its arrays.
+        assert!(batches
+            .iter()
+            .all(|b| Arc::ptr_eq(b.column(0), batches[0].column(0))));
+        assert_eq!(d.buffered_rows(), 500);
+        assert_eq!(d.flush().unwrap().unwrap().num_rows(), 500);
+    }
+
+    #[test]
+    fn bytes_after_the_last_record_are_an_error() {
+        let mut d = decoder(LONGS, 1000);
+        let mut data = encode([1, 2]);
+        data.push(0);
+        let e = d.decode_block(&data, 2).unwrap_err();
+        assert!(matches!(e.kind(), DecodeErrorKind::TrailingBytes(1)), "{e}");
     }
 }

@@ -538,16 +538,9 @@ mod tests {
     }
 
     fn long(v: i64) -> Vec<u8> {
-        let mut z = ((v << 1) ^ (v >> 63)) as u64;
         let mut out = Vec::new();
-        loop {
-            if z < 0x80 {
-                out.push(z as u8);
-                return out;
-            }
-            out.push((z as u8 & 0x7f) | 0x80);
-            z >>= 7;
-        }
+        crate::varint::Kernel::write_long(crate::varint::Scalar, v, &mut out);
+        out
     }
 
     const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[

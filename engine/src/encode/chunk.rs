@@ -2,9 +2,10 @@
 //! interleaved into rows: each column is read in order (which the prefetchers follow) instead
 //! of every column a value at a time.
 
+use super::bind::Bound;
 use super::plan::Scale;
 use super::sink::{put_fixed, put_long};
-use super::write::{BinRef, Bound, Ints, Kind};
+use super::views::{BinRef, Ints, Kind};
 use super::EncodeError;
 
 /// Rows a record is encoded in at a time, column by column.

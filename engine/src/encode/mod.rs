@@ -4,10 +4,12 @@
 //! [`avro_schema_for`] derives an Avro schema from an Arrow schema where none is given.
 //! Container files, codecs and threads are the `avrow` crate's.
 
+mod bind;
 mod chunk;
 mod derive;
 mod plan;
 mod sink;
+mod views;
 mod write;
 
 pub use derive::avro_schema_for;
@@ -238,12 +240,12 @@ impl EncodePlan {
         let rows = batch.num_rows();
         if self.record {
             let s = StructArray::from(batch.clone());
-            let bound = write::bind(&self.root, &s as &dyn Array, Arc::from(""));
+            let bound = bind::bind(&self.root, &s as &dyn Array, Arc::from(""));
             chunk::write_rows(&bound, rows, out)?;
         } else {
             let column = batch.column(0);
             let name: Arc<str> = Arc::from(batch.schema().field(0).name().as_str());
-            let bound = write::bind(&self.root, column.as_ref(), name);
+            let bound = bind::bind(&self.root, column.as_ref(), name);
             for r in 0..rows {
                 bound.write(r, r, out)?;
             }

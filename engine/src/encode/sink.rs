@@ -40,10 +40,5 @@ pub(crate) fn put_fixed<const N: usize>(out: &mut Vec<u8>, bytes: [u8; N]) {
 /// The plain encoder the fast ones are tested against.
 #[cfg(test)]
 pub(crate) fn put_long_reference(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    while z >= 0x80 {
-        out.push(z as u8 | 0x80);
-        z >>= 7;
-    }
-    out.push(z as u8);
+    crate::varint::Kernel::write_long(crate::varint::Scalar, v, out);
 }

@@ -358,12 +358,7 @@ mod tests {
     use arrow_buffer::ScalarBuffer;
 
     fn zigzag(v: i64, out: &mut Vec<u8>) {
-        let mut u = ((v << 1) ^ (v >> 63)) as u64;
-        while u >= 0x80 {
-            out.push(u as u8 | 0x80);
-            u >>= 7;
-        }
-        out.push(u as u8);
+        crate::varint::Kernel::write_long(crate::varint::Scalar, v, out);
     }
 
     /// The union a decoder assembles (offsets derived from the type ids, `new_unchecked`)

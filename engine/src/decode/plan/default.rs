@@ -3,6 +3,7 @@
 //! other value (one code path for every type, nested records and unions included).
 
 use crate::schema::{NamedDef, Node, Primitive, Schema};
+use crate::varint::{Kernel, Scalar};
 use serde_json::Value as Json;
 
 /// How deep defaults may nest (records whose fields default to records of the same type
@@ -196,13 +197,9 @@ fn latin1(s: &str) -> Option<Vec<u8>> {
     s.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
 }
 
+/// Defaults are encoded once per plan: the reference encoder is fast enough.
 fn write_long(out: &mut Vec<u8>, v: i64) {
-    let mut z = ((v << 1) ^ (v >> 63)) as u64;
-    while z >= 0x80 {
-        out.push((z as u8) | 0x80);
-        z >>= 7;
-    }
-    out.push(z as u8);
+    Scalar.write_long(v, out);
 }
 
 /// A JSON value for an error message, cut to a readable length.

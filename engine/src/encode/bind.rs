@@ -1,0 +1,162 @@
+//! Binding a [`Plan`] to one array of a batch: each array downcast once, its children bound
+//! recursively, so that writing a row never looks at a data type.
+
+use super::plan::Plan;
+use super::views::{BinRef, Decs, Ints, Kind, Offsets};
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{Array, ArrayRef};
+use arrow_buffer::NullBuffer;
+use arrow_schema::DataType;
+use std::sync::Arc;
+
+/// A plan bound to one array of a batch.
+pub(crate) struct Bound<'a> {
+    pub(super) nulls: Option<&'a NullBuffer>,
+    pub(super) path: Arc<str>,
+    pub(super) kind: Kind<'a>,
+}
+
+/// Bind `plan` to `array`; `path` names the column in errors.
+pub(crate) fn bind<'a>(plan: &'a Plan, array: &'a dyn Array, path: Arc<str>) -> Bound<'a> {
+    let kind = match plan {
+        Plan::Null => Kind::Null,
+        Plan::Boolean => Kind::Boolean(array.as_boolean()),
+        Plan::Int { scale, int32 } => Kind::Int {
+            values: Ints::of(array).expect("the plan checked the type"),
+            scale: *scale,
+            int32: *int32,
+        },
+        Plan::Float { double } => match array.data_type() {
+            DataType::Float16 => Kind::F16(array.as_primitive::<Float16Type>().values(), *double),
+            DataType::Float32 => Kind::F32(array.as_primitive::<Float32Type>().values(), *double),
+            _ => Kind::F64(array.as_primitive::<Float64Type>().values()),
+        },
+        Plan::Bytes { bin, check_utf8 } => Kind::Bytes {
+            values: BinRef::of(array, *bin),
+            check_utf8: *check_utf8,
+        },
+        Plan::Dictionary { value } => {
+            let dict = array.as_any_dictionary();
+            let keys = dict.normalized_keys();
+            match value.as_ref() {
+                Plan::Enum { bin, symbols } => {
+                    let values = BinRef::of(dict.values().as_ref(), *bin);
+                    let symbol = (0..dict.values().len())
+                        .map(|i| {
+                            let s = values.get(i);
+                            std::str::from_utf8(s)
+                                .ok()
+                                .and_then(|s| symbols.get(s).copied())
+                                .ok_or_else(|| String::from_utf8_lossy(s).into_owned())
+                        })
+                        .collect();
+                    Kind::DictEnum { keys, symbol }
+                }
+                value => Kind::Dict {
+                    keys,
+                    value: Box::new(bind(value, dict.values().as_ref(), path.clone())),
+                },
+            }
+        }
+        Plan::Enum { bin, symbols } => Kind::Enum {
+            values: BinRef::of(array, *bin),
+            symbols,
+        },
+        Plan::Fixed => Kind::Fixed(array.as_fixed_size_binary()),
+        Plan::UuidString => Kind::Uuid(array.as_fixed_size_binary()),
+        Plan::Decimal { precision, fixed } => Kind::Decimal {
+            values: match array.data_type() {
+                DataType::Decimal32(..) => {
+                    Decs::D32(array.as_primitive::<Decimal32Type>().values())
+                }
+                DataType::Decimal64(..) => {
+                    Decs::D64(array.as_primitive::<Decimal64Type>().values())
+                }
+                DataType::Decimal128(..) => {
+                    Decs::D128(array.as_primitive::<Decimal128Type>().values())
+                }
+                _ => Decs::D256(array.as_primitive::<Decimal256Type>().values()),
+            },
+            precision: *precision,
+            fixed: *fixed,
+        },
+        Plan::Duration { unit } => Kind::Duration(array, *unit),
+        Plan::Record { fields } => {
+            let s = array.as_struct();
+            Kind::Record(
+                fields
+                    .iter()
+                    .map(|(i, name, p)| bind(p, s.column(*i).as_ref(), child(&path, name)))
+                    .collect(),
+            )
+        }
+        Plan::Array { item } => {
+            let (offsets, values): (Offsets<'a>, &'a ArrayRef) = match array.data_type() {
+                DataType::List(_) => {
+                    let l = array.as_list::<i32>();
+                    (Offsets::I32(l.value_offsets()), l.values())
+                }
+                DataType::LargeList(_) => {
+                    let l = array.as_list::<i64>();
+                    (Offsets::I64(l.value_offsets()), l.values())
+                }
+                _ => {
+                    let l = array.as_fixed_size_list();
+                    (Offsets::Fixed(l.value_length() as usize), l.values())
+                }
+            };
+            Kind::Array {
+                offsets,
+                item: Box::new(bind(item, values.as_ref(), child(&path, "[]"))),
+            }
+        }
+        Plan::Map { key, value } => {
+            let m = array.as_map();
+            Kind::Map {
+                offsets: m.value_offsets(),
+                keys: BinRef::of(m.keys().as_ref(), *key),
+                value: Box::new(bind(value, m.values().as_ref(), child(&path, "{}"))),
+            }
+        }
+        Plan::Branch { index, null, value } => Kind::Branch {
+            index: *index,
+            null: *null,
+            value: Box::new(bind(value, array, path.clone())),
+        },
+        Plan::Union {
+            dense,
+            branches,
+            null,
+        } => {
+            let u = array.as_union();
+            Kind::Union {
+                array: u,
+                dense: *dense,
+                null: *null,
+                branches: branches
+                    .iter()
+                    .enumerate()
+                    .map(|(tid, b)| {
+                        b.as_ref().map(|(index, p)| {
+                            (*index, bind(p, u.child(tid as i8).as_ref(), path.clone()))
+                        })
+                    })
+                    .collect(),
+            }
+        }
+    };
+    Bound {
+        nulls: array.nulls(),
+        path,
+        kind,
+    }
+}
+
+pub(super) fn child(parent: &str, name: &str) -> Arc<str> {
+    match name {
+        "[]" | "{}" => format!("{parent}{name}").into(),
+        _ if parent.is_empty() => name.into(),
+        _ => format!("{parent}.{name}").into(),
+    }
+}

@@ -1,0 +1,219 @@
+//! Typed views of the Arrow arrays a plan binds to: integers of any width, strings and
+//! binaries of any offset kind, decimals, list offsets, and the [`Kind`] of a bound array.
+
+use super::bind::Bound;
+use super::plan::{Bin, Scale};
+use arrow_array::cast::AsArray;
+use arrow_array::types::*;
+use arrow_array::{
+    Array, BinaryArray, BinaryViewArray, BooleanArray, FixedSizeBinaryArray, LargeBinaryArray,
+    LargeStringArray, StringArray, StringViewArray, UnionArray,
+};
+use arrow_buffer::i256;
+use arrow_schema::{DataType, IntervalUnit, TimeUnit};
+use std::collections::HashMap;
+
+/// Integer values of any Arrow integer (or date, time, timestamp, duration) array.
+pub(super) enum Ints<'a> {
+    I8(&'a [i8]),
+    I16(&'a [i16]),
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    U8(&'a [u8]),
+    U16(&'a [u16]),
+    U32(&'a [u32]),
+    U64(&'a [u64]),
+}
+
+impl Ints<'_> {
+    pub(super) fn of(a: &dyn Array) -> Option<Ints<'_>> {
+        use DataType as D;
+        Some(match a.data_type() {
+            D::Int8 => Ints::I8(a.as_primitive::<Int8Type>().values()),
+            D::Int16 => Ints::I16(a.as_primitive::<Int16Type>().values()),
+            D::Int32 => Ints::I32(a.as_primitive::<Int32Type>().values()),
+            D::Int64 => Ints::I64(a.as_primitive::<Int64Type>().values()),
+            D::UInt8 => Ints::U8(a.as_primitive::<UInt8Type>().values()),
+            D::UInt16 => Ints::U16(a.as_primitive::<UInt16Type>().values()),
+            D::UInt32 => Ints::U32(a.as_primitive::<UInt32Type>().values()),
+            D::UInt64 => Ints::U64(a.as_primitive::<UInt64Type>().values()),
+            D::Date32 => Ints::I32(a.as_primitive::<Date32Type>().values()),
+            D::Date64 => Ints::I64(a.as_primitive::<Date64Type>().values()),
+            D::Time32(TimeUnit::Second) => Ints::I32(a.as_primitive::<Time32SecondType>().values()),
+            D::Time32(TimeUnit::Millisecond) => {
+                Ints::I32(a.as_primitive::<Time32MillisecondType>().values())
+            }
+            D::Time64(TimeUnit::Microsecond) => {
+                Ints::I64(a.as_primitive::<Time64MicrosecondType>().values())
+            }
+            D::Time64(TimeUnit::Nanosecond) => {
+                Ints::I64(a.as_primitive::<Time64NanosecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Second, _) => {
+                Ints::I64(a.as_primitive::<TimestampSecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Millisecond, _) => {
+                Ints::I64(a.as_primitive::<TimestampMillisecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Microsecond, _) => {
+                Ints::I64(a.as_primitive::<TimestampMicrosecondType>().values())
+            }
+            D::Timestamp(TimeUnit::Nanosecond, _) => {
+                Ints::I64(a.as_primitive::<TimestampNanosecondType>().values())
+            }
+            D::Duration(TimeUnit::Second) => {
+                Ints::I64(a.as_primitive::<DurationSecondType>().values())
+            }
+            D::Duration(TimeUnit::Millisecond) => {
+                Ints::I64(a.as_primitive::<DurationMillisecondType>().values())
+            }
+            D::Duration(TimeUnit::Microsecond) => {
+                Ints::I64(a.as_primitive::<DurationMicrosecondType>().values())
+            }
+            D::Duration(TimeUnit::Nanosecond) => {
+                Ints::I64(a.as_primitive::<DurationNanosecondType>().values())
+            }
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    pub(super) fn get(&self, i: usize) -> Option<i64> {
+        Some(match self {
+            Ints::I8(v) => i64::from(v[i]),
+            Ints::I16(v) => i64::from(v[i]),
+            Ints::I32(v) => i64::from(v[i]),
+            Ints::I64(v) => v[i],
+            Ints::U8(v) => i64::from(v[i]),
+            Ints::U16(v) => i64::from(v[i]),
+            Ints::U32(v) => i64::from(v[i]),
+            Ints::U64(v) => i64::try_from(v[i]).ok()?,
+        })
+    }
+}
+
+/// The values of a string or binary array.
+pub(super) enum BinRef<'a> {
+    Utf8(&'a StringArray),
+    LargeUtf8(&'a LargeStringArray),
+    Utf8View(&'a StringViewArray),
+    Binary(&'a BinaryArray),
+    LargeBinary(&'a LargeBinaryArray),
+    BinaryView(&'a BinaryViewArray),
+}
+
+impl BinRef<'_> {
+    pub(super) fn of(a: &dyn Array, bin: Bin) -> BinRef<'_> {
+        match bin {
+            Bin::Utf8 => BinRef::Utf8(a.as_string::<i32>()),
+            Bin::LargeUtf8 => BinRef::LargeUtf8(a.as_string::<i64>()),
+            Bin::Utf8View => BinRef::Utf8View(a.as_string_view()),
+            Bin::Binary => BinRef::Binary(a.as_binary::<i32>()),
+            Bin::LargeBinary => BinRef::LargeBinary(a.as_binary::<i64>()),
+            Bin::BinaryView => BinRef::BinaryView(a.as_binary_view()),
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn get(&self, i: usize) -> &[u8] {
+        match self {
+            BinRef::Utf8(a) => a.value(i).as_bytes(),
+            BinRef::LargeUtf8(a) => a.value(i).as_bytes(),
+            BinRef::Utf8View(a) => a.value(i).as_bytes(),
+            BinRef::Binary(a) => a.value(i),
+            BinRef::LargeBinary(a) => a.value(i),
+            BinRef::BinaryView(a) => a.value(i),
+        }
+    }
+}
+
+pub(super) enum Decs<'a> {
+    D32(&'a [i32]),
+    D64(&'a [i64]),
+    D128(&'a [i128]),
+    D256(&'a [i256]),
+}
+
+pub(super) enum Offsets<'a> {
+    I32(&'a [i32]),
+    I64(&'a [i64]),
+    Fixed(usize),
+}
+
+impl Offsets<'_> {
+    #[inline]
+    pub(super) fn range(&self, i: usize) -> (usize, usize) {
+        match self {
+            Offsets::I32(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::I64(o) => (o[i] as usize, o[i + 1] as usize),
+            Offsets::Fixed(n) => (i * n, (i + 1) * n),
+        }
+    }
+}
+
+pub(super) enum Kind<'a> {
+    Null,
+    Boolean(&'a BooleanArray),
+    Int {
+        values: Ints<'a>,
+        scale: Scale,
+        int32: bool,
+    },
+    F16(&'a [half_f16::F16], bool),
+    F32(&'a [f32], bool),
+    F64(&'a [f64]),
+    Bytes {
+        values: BinRef<'a>,
+        check_utf8: bool,
+    },
+    /// Keys into a bound dictionary values array.
+    Dict {
+        keys: Vec<usize>,
+        value: Box<Bound<'a>>,
+    },
+    /// Keys into a dictionary whose values are enum symbols: the symbol index of each value
+    /// (or the value that is not a symbol).
+    DictEnum {
+        keys: Vec<usize>,
+        symbol: Vec<Result<u32, String>>,
+    },
+    Enum {
+        values: BinRef<'a>,
+        symbols: &'a HashMap<String, u32>,
+    },
+    Fixed(&'a FixedSizeBinaryArray),
+    Uuid(&'a FixedSizeBinaryArray),
+    Decimal {
+        values: Decs<'a>,
+        precision: u8,
+        fixed: Option<usize>,
+    },
+    Duration(&'a dyn Array, IntervalUnit),
+    Record(Vec<Bound<'a>>),
+    Array {
+        offsets: Offsets<'a>,
+        item: Box<Bound<'a>>,
+    },
+    Map {
+        offsets: &'a [i32],
+        keys: BinRef<'a>,
+        value: Box<Bound<'a>>,
+    },
+    Branch {
+        index: u32,
+        null: Option<u32>,
+        value: Box<Bound<'a>>,
+    },
+    Union {
+        array: &'a UnionArray,
+        dense: bool,
+        branches: Vec<Option<(u32, Bound<'a>)>>,
+        null: Option<u32>,
+    },
+}
+
+/// Float16 values are converted through `f32`.
+pub(super) mod half_f16 {
+    pub(crate) type F16 =
+        <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
+}
