@@ -29,7 +29,7 @@ pub(crate) fn to_py(e: avrow::Error) -> PyErr {
         avrow::Error::Schema { .. } | avrow::Error::Plan { .. } => "SchemaError",
         avrow::Error::Encode { .. } => "EncodeError",
         avrow::Error::Unsupported(_) => "UnsupportedError",
-        avrow::Error::InvalidArgument(_) => "InvalidArgumentError",
+        avrow::Error::InvalidArgument(_) | avrow::Error::Kernel(_) => "InvalidArgumentError",
         avrow::Error::Internal(_) => "InternalError",
         // (`avrow::Error` is non-exhaustive.)
         #[allow(unreachable_patterns)]

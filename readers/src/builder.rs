@@ -192,14 +192,11 @@ impl ReaderBuilder {
     }
 
     fn kernel(&self) -> Result<KernelKind> {
-        varint::selected_bulk().map_err(Error::InvalidArgument)?;
-        match self.kernel {
-            Some(k) if varint::is_available(k) => Ok(k),
-            Some(k) => Err(Error::InvalidArgument(format!(
-                "the {k} varint kernel is not available on this CPU"
-            ))),
-            None => varint::selected().map_err(Error::InvalidArgument),
-        }
+        varint::selected_bulk()?;
+        Ok(match self.kernel {
+            Some(k) => varint::check_available(k)?,
+            None => varint::selected()?,
+        })
     }
 
     fn threads(&self) -> usize {

@@ -92,6 +92,11 @@ pub enum Error {
     /// An invalid option or argument.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// The varint kernel or bulk path asked for (by `AVROW_VARINT`, `AVROW_BULK` or
+    /// [`ReaderBuilder::with_varint_kernel`](crate::ReaderBuilder::with_varint_kernel)) is
+    /// unknown or cannot run on this CPU.
+    #[error("invalid argument: {0}")]
+    Kernel(#[from] avrow_engine::varint::SelectionError),
     /// A broken invariant inside avrow (a bug: please report it), such as a decoding worker
     /// that panicked.
     #[error("internal error (please report this bug): {0}")]
@@ -110,6 +115,7 @@ impl Error {
             | Error::Decode { file, .. } => Some(file),
             Error::Unsupported(_)
             | Error::InvalidArgument(_)
+            | Error::Kernel(_)
             | Error::Internal(_)
             | Error::Encode { .. } => None,
         }

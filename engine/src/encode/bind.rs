@@ -1,13 +1,14 @@
 //! Binding a [`Plan`] to one array of a batch: each array downcast once, its children bound
 //! recursively, so that writing a row never looks at a data type.
 
-use super::plan::Plan;
-use super::views::{BinRef, Decs, Ints, Kind, Offsets};
+use super::plan::{Plan, Scale};
+use super::views::{half_f16, BinRef, Decs, Ints, Offsets};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef};
+use arrow_array::{Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, UnionArray};
 use arrow_buffer::NullBuffer;
-use arrow_schema::DataType;
+use arrow_schema::{DataType, IntervalUnit};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A plan bound to one array of a batch.
@@ -159,4 +160,66 @@ pub(super) fn child(parent: &str, name: &str) -> Arc<str> {
         _ if parent.is_empty() => name.into(),
         _ => format!("{parent}.{name}").into(),
     }
+}
+
+/// What a bound array is, downcast: a leaf's typed view, or its bound children.
+pub(super) enum Kind<'a> {
+    Null,
+    Boolean(&'a BooleanArray),
+    Int {
+        values: Ints<'a>,
+        scale: Scale,
+        int32: bool,
+    },
+    F16(&'a [half_f16::F16], bool),
+    F32(&'a [f32], bool),
+    F64(&'a [f64]),
+    Bytes {
+        values: BinRef<'a>,
+        check_utf8: bool,
+    },
+    /// Keys into a bound dictionary values array.
+    Dict {
+        keys: Vec<usize>,
+        value: Box<Bound<'a>>,
+    },
+    /// Keys into a dictionary whose values are enum symbols: the symbol index of each value
+    /// (or the value that is not a symbol).
+    DictEnum {
+        keys: Vec<usize>,
+        symbol: Vec<Result<u32, String>>,
+    },
+    Enum {
+        values: BinRef<'a>,
+        symbols: &'a HashMap<String, u32>,
+    },
+    Fixed(&'a FixedSizeBinaryArray),
+    Uuid(&'a FixedSizeBinaryArray),
+    Decimal {
+        values: Decs<'a>,
+        precision: u8,
+        fixed: Option<usize>,
+    },
+    Duration(&'a dyn Array, IntervalUnit),
+    Record(Vec<Bound<'a>>),
+    Array {
+        offsets: Offsets<'a>,
+        item: Box<Bound<'a>>,
+    },
+    Map {
+        offsets: &'a [i32],
+        keys: BinRef<'a>,
+        value: Box<Bound<'a>>,
+    },
+    Branch {
+        index: u32,
+        null: Option<u32>,
+        value: Box<Bound<'a>>,
+    },
+    Union {
+        array: &'a UnionArray,
+        dense: bool,
+        branches: Vec<Option<(u32, Bound<'a>)>>,
+        null: Option<u32>,
+    },
 }

@@ -3,9 +3,10 @@
 //! of every column a value at a time.
 
 use super::bind::Bound;
+use super::bind::Kind;
 use super::plan::Scale;
 use super::sink::{put_fixed, put_long};
-use super::views::{BinRef, Ints, Kind};
+use super::views::{BinRef, Ints};
 use super::EncodeError;
 
 /// Rows a record is encoded in at a time, column by column.

@@ -1,17 +1,15 @@
 //! Typed views of the Arrow arrays a plan binds to: integers of any width, strings and
-//! binaries of any offset kind, decimals, list offsets, and the [`Kind`] of a bound array.
+//! binaries of any offset kind, decimals, list offsets (the leaves of a bound array's `Kind`).
 
-use super::bind::Bound;
-use super::plan::{Bin, Scale};
+use super::plan::Bin;
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_array::{
-    Array, BinaryArray, BinaryViewArray, BooleanArray, FixedSizeBinaryArray, LargeBinaryArray,
-    LargeStringArray, StringArray, StringViewArray, UnionArray,
+    Array, BinaryArray, BinaryViewArray, LargeBinaryArray, LargeStringArray, StringArray,
+    StringViewArray,
 };
 use arrow_buffer::i256;
-use arrow_schema::{DataType, IntervalUnit, TimeUnit};
-use std::collections::HashMap;
+use arrow_schema::{DataType, TimeUnit};
 
 /// Integer values of any Arrow integer (or date, time, timestamp, duration) array.
 pub(super) enum Ints<'a> {
@@ -149,67 +147,6 @@ impl Offsets<'_> {
             Offsets::Fixed(n) => (i * n, (i + 1) * n),
         }
     }
-}
-
-pub(super) enum Kind<'a> {
-    Null,
-    Boolean(&'a BooleanArray),
-    Int {
-        values: Ints<'a>,
-        scale: Scale,
-        int32: bool,
-    },
-    F16(&'a [half_f16::F16], bool),
-    F32(&'a [f32], bool),
-    F64(&'a [f64]),
-    Bytes {
-        values: BinRef<'a>,
-        check_utf8: bool,
-    },
-    /// Keys into a bound dictionary values array.
-    Dict {
-        keys: Vec<usize>,
-        value: Box<Bound<'a>>,
-    },
-    /// Keys into a dictionary whose values are enum symbols: the symbol index of each value
-    /// (or the value that is not a symbol).
-    DictEnum {
-        keys: Vec<usize>,
-        symbol: Vec<Result<u32, String>>,
-    },
-    Enum {
-        values: BinRef<'a>,
-        symbols: &'a HashMap<String, u32>,
-    },
-    Fixed(&'a FixedSizeBinaryArray),
-    Uuid(&'a FixedSizeBinaryArray),
-    Decimal {
-        values: Decs<'a>,
-        precision: u8,
-        fixed: Option<usize>,
-    },
-    Duration(&'a dyn Array, IntervalUnit),
-    Record(Vec<Bound<'a>>),
-    Array {
-        offsets: Offsets<'a>,
-        item: Box<Bound<'a>>,
-    },
-    Map {
-        offsets: &'a [i32],
-        keys: BinRef<'a>,
-        value: Box<Bound<'a>>,
-    },
-    Branch {
-        index: u32,
-        null: Option<u32>,
-        value: Box<Bound<'a>>,
-    },
-    Union {
-        array: &'a UnionArray,
-        dense: bool,
-        branches: Vec<Option<(u32, Bound<'a>)>>,
-        null: Option<u32>,
-    },
 }
 
 /// Float16 values are converted through `f32`.

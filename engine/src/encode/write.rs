@@ -4,9 +4,10 @@
 //! and the row.
 
 use super::bind::Bound;
+use super::bind::Kind;
 use super::plan::Scale;
 use super::sink::{put_fixed, put_long};
-use super::views::{Decs, Ints, Kind};
+use super::views::{Decs, Ints};
 use super::{EncodeError, EncodeErrorKind};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;

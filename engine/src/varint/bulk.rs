@@ -7,9 +7,6 @@
 //! `AVROW_BULK=baseline`, the same loops run as compiled for the baseline target (SSE2 on
 //! x86-64, NEON on aarch64, whose baseline includes it): the [`BulkKind::Baseline`] path.
 
-use std::fmt;
-use std::sync::OnceLock;
-
 use super::generic;
 use super::word::Bits;
 use super::VarintError;
@@ -17,128 +14,11 @@ use super::VarintError;
 #[cfg(target_arch = "x86_64")]
 use super::x86_64;
 
-/// Which bulk path (the array loops of [`Kernel::read_longs`](super::Kernel::read_longs),
-/// [`Kernel::read_ints`](super::Kernel::read_ints), [`Kernel::skip`](super::Kernel::skip) and
-/// [`Kernel::write_longs`](super::Kernel::write_longs) of the `fast` and `bmi2` kernels) is in
-/// use. The `scalar` kernel has its own loops and uses neither.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BulkKind {
-    /// The loops compiled for the target's baseline instruction set (every CPU).
-    Baseline,
-    /// The loops compiled for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT).
-    V3,
-}
-
-impl BulkKind {
-    /// The path's name as accepted by `AVROW_BULK` and printed by `avrow --version`.
-    pub fn name(self) -> &'static str {
-        match self {
-            BulkKind::Baseline => "baseline",
-            BulkKind::V3 => "v3",
-        }
-    }
-}
-
-impl fmt::Display for BulkKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The process's bulk path, decided once.
-struct Selection {
-    /// What `AVROW_BULK` asked for (or the best path when it is unset or empty), or why it was
-    /// rejected.
-    forced: Result<BulkKind, String>,
-    /// The path the loops run: `forced`, or the best path when `forced` is an error.
-    effective: BulkKind,
-}
-
-fn selection() -> &'static Selection {
-    static SELECTION: OnceLock<Selection> = OnceLock::new();
-    SELECTION.get_or_init(|| {
-        let forced = match std::env::var("AVROW_BULK") {
-            Ok(name) if !name.is_empty() => parse_forced(&name),
-            _ => Ok(best_bulk()),
-        };
-        let effective = forced.clone().unwrap_or_else(|_| best_bulk());
-        Selection { forced, effective }
-    })
-}
-
-fn parse_forced(name: &str) -> Result<BulkKind, String> {
-    let kind = match name {
-        "baseline" => BulkKind::Baseline,
-        "v3" => BulkKind::V3,
-        other => {
-            return Err(format!(
-                "AVROW_BULK={other}: unknown bulk path (expected baseline or v3)"
-            ))
-        }
-    };
-    if is_bulk_available(kind) {
-        Ok(kind)
-    } else {
-        Err(format!(
-            "AVROW_BULK={name}: the {name} bulk path is not available on this CPU"
-        ))
-    }
-}
-
-/// The bulk path chosen for this process (cached after the first call): `AVROW_BULK` if set,
-/// otherwise the fastest one available on this CPU. When `AVROW_BULK` is rejected the loops
-/// run the fastest path (as the decoder does with a rejected `AVROW_VARINT`); the readers
-/// report the error instead of decoding.
-///
-/// # Errors
-/// If `AVROW_BULK` names an unknown path or one this CPU cannot run.
-pub fn selected_bulk() -> Result<BulkKind, String> {
-    selection().forced.clone()
-}
-
-/// The fastest bulk path this CPU can run: `v3` where its features are present, otherwise
-/// `baseline`.
-pub fn best_bulk() -> BulkKind {
-    if is_bulk_available(BulkKind::V3) {
-        BulkKind::V3
-    } else {
-        BulkKind::Baseline
-    }
-}
-
-/// Whether the bulk path `kind` can run on this CPU.
-pub fn is_bulk_available(kind: BulkKind) -> bool {
-    match kind {
-        BulkKind::Baseline => true,
-        #[cfg(target_arch = "x86_64")]
-        BulkKind::V3 => x86_64::has_v3(),
-        #[cfg(not(target_arch = "x86_64"))]
-        BulkKind::V3 => false,
-    }
-}
-
-/// All bulk paths this CPU can run, baseline first.
-pub fn available_bulk_paths() -> Vec<BulkKind> {
-    [BulkKind::Baseline, BulkKind::V3]
-        .into_iter()
-        .filter(|&k| is_bulk_available(k))
-        .collect()
-}
-
-/// A one-line description of the bulk path in use, for `avrow --version`: `bulk: v3`, or the
-/// reason `AVROW_BULK` was rejected.
-pub fn describe_bulk() -> String {
-    match selected_bulk() {
-        Ok(kind) => format!("bulk: {kind}"),
-        Err(e) => format!("bulk: error: {e}"),
-    }
-}
-
 /// Whether the loops run the x86-64-v3 path (only ever true where [`x86_64::has_v3`] is).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn use_v3() -> bool {
-    selection().effective == BulkKind::V3
+    super::select::effective_bulk() == super::select::BulkKind::V3
 }
 
 /// Decode `n` zigzag longs (see [`Kernel::read_longs`](super::Kernel::read_longs)).
@@ -154,7 +34,7 @@ pub(crate) fn read_longs<B: Bits>(
     #[cfg(target_arch = "x86_64")]
     if use_v3() {
         // SAFETY: `use_v3` is true only where `has_v3` detected every feature
-        // `v3::read_longs` is compiled for (see `selection`).
+        // `v3::read_longs` is compiled for (see `select::bulk_selection`).
         return unsafe { x86_64::v3::read_longs(bits, buf, pos, n, out, hint) };
     }
     generic::read_longs(bits, buf, pos, n, out, hint)
@@ -173,7 +53,7 @@ pub(crate) fn read_ints<B: Bits>(
     #[cfg(target_arch = "x86_64")]
     if use_v3() {
         // SAFETY: `use_v3` is true only where `has_v3` detected every feature
-        // `v3::read_ints` is compiled for (see `selection`).
+        // `v3::read_ints` is compiled for (see `select::bulk_selection`).
         return unsafe { x86_64::v3::read_ints(bits, buf, pos, n, out, hint) };
     }
     generic::read_ints(bits, buf, pos, n, out, hint)
@@ -190,7 +70,7 @@ pub(crate) fn skip<B: Bits>(
     #[cfg(target_arch = "x86_64")]
     if use_v3() {
         // SAFETY: `use_v3` is true only where `has_v3` detected every feature
-        // `v3::skip` is compiled for (see `selection`).
+        // `v3::skip` is compiled for (see `select::bulk_selection`).
         return unsafe { x86_64::v3::skip(bits, buf, pos, n) };
     }
     generic::skip(bits, buf, pos, n)
@@ -203,7 +83,7 @@ pub(crate) fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec<u8>) {
     #[cfg(target_arch = "x86_64")]
     if use_v3() {
         // SAFETY: `use_v3` is true only where `has_v3` detected every feature
-        // `v3::write_longs` is compiled for (see `selection`).
+        // `v3::write_longs` is compiled for (see `select::bulk_selection`).
         return unsafe { x86_64::v3::write_longs(bits, values, out) };
     }
     generic::write_longs(bits, values, out)
@@ -215,6 +95,7 @@ mod tests {
     //! the scalar reference: forcing the baseline must give the default's results.
 
     use super::*;
+    use crate::varint::select::{available_bulk_paths, is_bulk_available, BulkKind};
     use crate::varint::word::Swar;
     use crate::varint::{BulkHint, Kernel, Scalar};
 
@@ -430,25 +311,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn selection_honours_avrow_bulk() {
-        assert!(available_bulk_paths().contains(&BulkKind::Baseline));
-        assert!(is_bulk_available(best_bulk()));
-        match std::env::var("AVROW_BULK") {
-            Ok(name) if !name.is_empty() => {
-                let kind = selected_bulk().expect("AVROW_BULK names an available bulk path");
-                assert_eq!(kind.name(), name);
-                assert_eq!(selection().effective, kind);
-            }
-            _ => assert_eq!(selected_bulk(), Ok(best_bulk())),
-        }
-        assert!(describe_bulk().starts_with("bulk: "), "{}", describe_bulk());
-        assert!(parse_forced("warp")
-            .unwrap_err()
-            .contains("AVROW_BULK=warp"));
-        assert_eq!(parse_forced("baseline"), Ok(BulkKind::Baseline));
-        assert_eq!(parse_forced("v3").is_ok(), is_bulk_available(BulkKind::V3));
     }
 }

@@ -3,7 +3,7 @@
 //! Every Avro `int`, `long`, length, block count, union branch and enum index is a zigzag
 //! LEB128 varint. This module owns decoding and encoding them. It follows memchr's layout: one
 //! kernel per implementation strategy, a portable [`Scalar`] reference that every other kernel is
-//! tested against, and a process-wide choice made once and cached ([`selected`]).
+//! tested against, and a process-wide choice made once and cached ([`selected`], in `select`).
 //!
 //! Kernels are zero-sized values implementing [`Kernel`]. Decoders are generic over the kernel
 //! and are monomorphized once per kernel, so the hot loops never call through a pointer per
@@ -38,18 +38,21 @@ mod fast;
 mod generic;
 mod predict;
 mod scalar;
+mod select;
 pub(crate) mod skip;
 mod word;
 mod writer;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;
 
-pub use bulk::{
-    available_bulk_paths, best_bulk, describe_bulk, is_bulk_available, selected_bulk, BulkKind,
-};
 pub use fast::Fast;
 pub use predict::ReadHint;
 pub use scalar::Scalar;
+pub use select::{
+    available_bulk_paths, available_kernels, best_available, best_bulk, check_available, describe,
+    describe_bulk, is_available, is_bulk_available, selected, selected_bulk, BulkKind, Choice,
+    SelectionError,
+};
 pub use writer::Writer;
 #[cfg(target_arch = "x86_64")]
 pub use x86_64::Bmi2;
@@ -136,14 +139,26 @@ pub fn long_to_int(v: i64) -> Result<i32, VarintError> {
 mod sealed {
     use std::mem::MaybeUninit;
 
-    use super::MAX_LEN;
+    use super::{generic, word, MAX_LEN};
 
-    /// The seal on [`super::Kernel`], and the kernel methods only this crate calls.
-    pub trait Sealed {
+    /// The seal on [`super::Kernel`], and the kernel parts only this crate uses.
+    pub trait Sealed: Copy {
+        /// How this kernel moves 7-bit groups between words and values: what the
+        /// word-at-a-time paths (the provided methods of [`super::Kernel`]) run with. The
+        /// scalar reference overrides every one of them and never uses it.
+        type Bits: word::Bits;
+
+        /// This kernel's [`Sealed::Bits`] (holding a kernel proves the CPU can run them).
+        fn bits(self) -> Self::Bits;
+
         /// Write the raw varint encoding of `v` at the start of `dst` without a branch on its
         /// length and return the length; all of `dst` may be written (the [`super::Writer`]'s
         /// branch-free mode).
-        fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize;
+        #[inline(always)]
+        fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+            // SAFETY: `dst` is `MAX_LEN` writable bytes.
+            unsafe { generic::encode_any(self.bits(), v, dst.as_mut_ptr().cast()) }
+        }
     }
 }
 
@@ -153,13 +168,21 @@ mod sealed {
 ///
 /// The trait is sealed (only [`Scalar`], [`Fast`] and `Bmi2` implement it): [`Writer`] relies
 /// on [`Kernel::encode_u64`] returning the true length of what it initialised.
+///
+/// The provided methods are the word-at-a-time paths (the single-value and bulk loops of
+/// `generic.rs` and `bulk.rs`) run with the kernel's bit mover, so `Fast` and `Bmi2` differ
+/// only in that mover (and `Bmi2`'s predicted single reads); the [`Scalar`] reference
+/// overrides every one.
 pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
     /// Which kernel this is.
     const KIND: KernelKind;
 
     /// Decode one raw (not zigzag) varint starting at `buf[*pos]` and advance `*pos` past it.
     /// On error `*pos` is unspecified.
-    fn read_u64(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError>;
+    #[inline(always)]
+    fn read_u64(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        generic::read_u64(self.bits(), buf, pos)
+    }
 
     /// Decode one zigzag Avro `long`.
     #[inline(always)]
@@ -172,7 +195,7 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
     /// their length. Same results and errors.
     #[inline(always)]
     fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
-        self.read_u64(buf, pos)
+        generic::read_u64_word(self.bits(), buf, pos)
     }
 
     /// [`Kernel::read_u64`] for one of a stream of single values: `hint` learns the stream's
@@ -240,6 +263,7 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
     /// [`Kernel::read_longs`] for one of a series of arrays of the same column: `hint` carries
     /// the decoding mode (branchy or branch-free) measured on the previous arrays, so that short
     /// arrays of randomly varying lengths need not each measure it again.
+    #[inline]
     fn read_longs_hinted(
         self,
         buf: &[u8],
@@ -247,9 +271,12 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
         n: usize,
         out: &mut Vec<i64>,
         hint: &mut BulkHint,
-    ) -> Result<(), VarintError>;
+    ) -> Result<(), VarintError> {
+        bulk::read_longs(self.bits(), buf, pos, n, out, hint)
+    }
 
     /// [`Kernel::read_ints`] with a [`BulkHint`] (see [`Kernel::read_longs_hinted`]).
+    #[inline]
     fn read_ints_hinted(
         self,
         buf: &[u8],
@@ -257,19 +284,31 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
         n: usize,
         out: &mut Vec<i32>,
         hint: &mut BulkHint,
-    ) -> Result<(), VarintError>;
+    ) -> Result<(), VarintError> {
+        bulk::read_ints(self.bits(), buf, pos, n, out, hint)
+    }
 
     /// Skip `n` varints without decoding them, rejecting exactly what decoding them would
     /// reject. On error `*pos` is unspecified.
-    fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError>;
+    #[inline]
+    fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError> {
+        bulk::skip(self.bits(), buf, pos, n)
+    }
 
     /// Append the raw varint encoding of `v`.
-    fn write_u64(self, v: u64, out: &mut Vec<u8>);
+    #[inline(always)]
+    fn write_u64(self, v: u64, out: &mut Vec<u8>) {
+        generic::write_u64(self.bits(), v, out)
+    }
 
     /// Write the raw varint encoding of `v` at the start of `dst` and return its length (1 to
     /// 10). The bytes before the length are initialised; later ones may have been written too
     /// (with unspecified values). [`Writer`] appends through this.
-    fn encode_u64(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize;
+    #[inline(always)]
+    fn encode_u64(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
+        // SAFETY: `dst` is `MAX_LEN` writable bytes.
+        unsafe { generic::encode_at(self.bits(), v, dst.as_mut_ptr().cast()) }
+    }
 
     /// Append the zigzag varint encoding of `v`.
     #[inline(always)]
@@ -279,7 +318,10 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
 
     /// Append the zigzag varint encodings of all `values` (reserving once per chunk, not per
     /// value).
-    fn write_longs(self, values: &[i64], out: &mut Vec<u8>);
+    #[inline]
+    fn write_longs(self, values: &[i64], out: &mut Vec<u8>) {
+        bulk::write_longs(self.bits(), values, out)
+    }
 }
 
 /// What a column's bulk decoding learned from its previous arrays: whether their varint lengths
@@ -309,80 +351,6 @@ pub fn encoded_len(v: u64) -> usize {
     // bits = 64 - lz, at least 1; bytes = ceil(bits / 7) = (bits * 9 + 64) / 64 for 1..=64.
     let bits = 64 - (v | 1).leading_zeros() as usize;
     (bits * 9 + 64) / 64
-}
-
-/// The kernel chosen for this process (cached after the first call): `AVROW_VARINT` if set,
-/// otherwise the fastest one available on this CPU.
-///
-/// # Errors
-/// If `AVROW_VARINT` names an unknown kernel or one this CPU cannot run.
-pub fn selected() -> Result<KernelKind, String> {
-    use std::sync::OnceLock;
-    static SELECTED: OnceLock<Result<KernelKind, String>> = OnceLock::new();
-    SELECTED
-        .get_or_init(|| match std::env::var("AVROW_VARINT") {
-            Ok(name) if !name.is_empty() => parse_forced(&name),
-            _ => Ok(best_available()),
-        })
-        .clone()
-}
-
-fn parse_forced(name: &str) -> Result<KernelKind, String> {
-    let kind = match name {
-        "scalar" => KernelKind::Scalar,
-        "fast" => KernelKind::Fast,
-        "bmi2" => KernelKind::Bmi2,
-        other => {
-            return Err(format!(
-                "AVROW_VARINT={other}: unknown varint kernel (expected scalar, fast or bmi2)"
-            ))
-        }
-    };
-    if is_available(kind) {
-        Ok(kind)
-    } else {
-        Err(format!(
-            "AVROW_VARINT={name}: the {name} varint kernel is not available on this CPU"
-        ))
-    }
-}
-
-/// The fastest kernel this CPU can run: `bmi2` where PEXT/PDEP are fast, otherwise `fast`.
-/// Never `scalar`, which is only used when forced.
-pub fn best_available() -> KernelKind {
-    if is_available(KernelKind::Bmi2) {
-        KernelKind::Bmi2
-    } else {
-        KernelKind::Fast
-    }
-}
-
-/// Whether `kind` can run on this CPU.
-pub fn is_available(kind: KernelKind) -> bool {
-    match kind {
-        KernelKind::Scalar | KernelKind::Fast => true,
-        #[cfg(target_arch = "x86_64")]
-        KernelKind::Bmi2 => Bmi2::new().is_some(),
-        #[cfg(not(target_arch = "x86_64"))]
-        KernelKind::Bmi2 => false,
-    }
-}
-
-/// A one-line description of the kernel in use, for `avrow --version`: `varint: bmi2`, or
-/// the reason `AVROW_VARINT` was rejected.
-pub fn describe() -> String {
-    match selected() {
-        Ok(kind) => format!("varint: {kind}"),
-        Err(e) => format!("varint: error: {e}"),
-    }
-}
-
-/// All kernels this CPU can run, scalar first.
-pub fn available_kernels() -> Vec<KernelKind> {
-    [KernelKind::Scalar, KernelKind::Fast, KernelKind::Bmi2]
-        .into_iter()
-        .filter(|&k| is_available(k))
-        .collect()
 }
 
 /// Run a generic expression with the kernel value for `kind`: the expression is

@@ -3,6 +3,7 @@
 
 use std::mem::MaybeUninit;
 
+use super::word::Swar;
 use super::{long_to_int, unzigzag64, BulkHint, Kernel, KernelKind, VarintError, MAX_LEN};
 
 /// The reference kernel.
@@ -10,6 +11,14 @@ use super::{long_to_int, unzigzag64, BulkHint, Kernel, KernelKind, VarintError, 
 pub struct Scalar;
 
 impl super::sealed::Sealed for Scalar {
+    /// Unused: the reference overrides every word-at-a-time path of [`Kernel`].
+    type Bits = Swar;
+
+    #[inline(always)]
+    fn bits(self) -> Swar {
+        Swar
+    }
+
     /// The reference kernel has no branch-free encoder: its loop.
     #[inline]
     fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
@@ -36,6 +45,10 @@ impl Kernel for Scalar {
             }
         }
         Err(VarintError::Overlong)
+    }
+
+    fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        self.read_u64(buf, pos)
     }
 
     fn read_longs_hinted(

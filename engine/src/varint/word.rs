@@ -12,7 +12,9 @@ pub(crate) const HIGH: u64 = 0x8080_8080_8080_8080;
 pub(crate) const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
 
 /// Moves 7-bit groups between the bytes of a little-endian word and a contiguous value.
-pub(crate) trait Bits: Copy {
+///
+/// (`pub` in this private module: it bounds the sealed kernel trait's associated type.)
+pub trait Bits: Copy {
     /// Gathers the low seven bits of each byte of `w` into the low 56 bits of the result
     /// (byte 0 lands in bits 0..7, byte 7 in bits 49..56). High bits of the bytes are ignored.
     fn compact(self, w: u64) -> u64;
@@ -69,7 +71,7 @@ pub(crate) trait Bits: Copy {
 
 /// Shift-and-mask [`Bits`]: three rounds that halve the number of groups each time.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Swar;
+pub struct Swar;
 
 impl Bits for Swar {
     #[inline(always)]

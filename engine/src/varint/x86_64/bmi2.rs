@@ -9,11 +9,9 @@
 //! fast), and the [`Pext`] bit mover can only be obtained from a `Bmi2`.
 
 use std::arch::asm;
-use std::mem::MaybeUninit;
 
-use crate::varint::generic;
 use crate::varint::word::{Bits, LOW};
-use crate::varint::{bulk, predict, BulkHint, Kernel, KernelKind, ReadHint, VarintError, MAX_LEN};
+use crate::varint::{predict, Kernel, KernelKind, ReadHint, VarintError, MAX_LEN};
 
 /// The BMI2 kernel. Holding one proves that this CPU has fast PEXT/PDEP.
 #[derive(Debug, Clone, Copy)]
@@ -36,9 +34,10 @@ impl Bmi2 {
     }
 }
 
-/// [`Bits`] with PEXT/PDEP, only constructible from a [`Bmi2`].
+/// [`Bits`] with PEXT/PDEP, only constructible from a [`Bmi2`]. (`pub` in this private
+/// module: it is the sealed kernel trait's associated type.)
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Pext {
+pub struct Pext {
     _detected: (),
 }
 
@@ -171,25 +170,18 @@ impl Bits for Pext {
 }
 
 impl crate::varint::sealed::Sealed for Bmi2 {
+    type Bits = Pext;
+
     #[inline(always)]
-    fn encode_any(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
-        // SAFETY: `dst` is `MAX_LEN` writable bytes.
-        unsafe { generic::encode_any(self.pext(), v, dst.as_mut_ptr().cast()) }
+    fn bits(self) -> Pext {
+        self.pext()
     }
 }
 
+/// [`Kernel`]'s word-at-a-time paths with PEXT/PDEP, and single reads of a stream predicted
+/// (which pays where the mover is one instruction).
 impl Kernel for Bmi2 {
     const KIND: KernelKind = KernelKind::Bmi2;
-
-    #[inline(always)]
-    fn read_u64(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
-        generic::read_u64(self.pext(), buf, pos)
-    }
-
-    #[inline(always)]
-    fn read_u64_unpredictable(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
-        generic::read_u64_word(self.pext(), buf, pos)
-    }
 
     #[inline(always)]
     fn read_u64_hinted(
@@ -199,51 +191,6 @@ impl Kernel for Bmi2 {
         hint: &mut ReadHint,
     ) -> Result<u64, VarintError> {
         predict::read_u64_hinted(self.pext(), buf, pos, hint)
-    }
-
-    #[inline]
-    fn read_longs_hinted(
-        self,
-        buf: &[u8],
-        pos: &mut usize,
-        n: usize,
-        out: &mut Vec<i64>,
-        hint: &mut BulkHint,
-    ) -> Result<(), VarintError> {
-        bulk::read_longs(self.pext(), buf, pos, n, out, hint)
-    }
-
-    #[inline]
-    fn read_ints_hinted(
-        self,
-        buf: &[u8],
-        pos: &mut usize,
-        n: usize,
-        out: &mut Vec<i32>,
-        hint: &mut BulkHint,
-    ) -> Result<(), VarintError> {
-        bulk::read_ints(self.pext(), buf, pos, n, out, hint)
-    }
-
-    #[inline]
-    fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError> {
-        bulk::skip(self.pext(), buf, pos, n)
-    }
-
-    #[inline(always)]
-    fn write_u64(self, v: u64, out: &mut Vec<u8>) {
-        generic::write_u64(self.pext(), v, out)
-    }
-
-    #[inline(always)]
-    fn encode_u64(self, v: u64, dst: &mut [MaybeUninit<u8>; MAX_LEN]) -> usize {
-        // SAFETY: `dst` is `MAX_LEN` writable bytes.
-        unsafe { generic::encode_at(self.pext(), v, dst.as_mut_ptr().cast()) }
-    }
-
-    #[inline]
-    fn write_longs(self, values: &[i64], out: &mut Vec<u8>) {
-        bulk::write_longs(self.pext(), values, out)
     }
 }
 

@@ -1,480 +1,11 @@
-//! Varint kernel tests (owned by the varint core).
-//!
-//! Every kernel this CPU can run is tested explicitly (not only the selected one), against the
-//! `Scalar` reference: exhaustive round trips at every 7-bit length boundary, every malformed
-//! case, and property tests on random streams truncated at every offset.
+//! Property tests: every kernel equals `Scalar` on random streams, truncated and damaged at
+//! every offset, single reads, hinted reads and bulk paths alike.
 
-use avrow_engine::dispatch_kernel;
-use avrow_engine::varint::{
-    available_kernels, best_available, describe, encoded_len, is_available, selected, unzigzag64,
-    zigzag64, BulkHint, Kernel, KernelKind, ReadHint, Scalar, VarintError, Writer, MAX_LEN,
-};
-use proptest::prelude::*;
-
-// ---------------------------------------------------------------------------------------------
-// One function per kernel operation, dispatched on the kind (as the decoder does).
-
-/// `read_u64`, checked against `read_u64_unpredictable` (the record decoder's entry point),
-/// which must give the same value, position and error everywhere.
-fn read_u64(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(u64, usize), VarintError> {
-    let mut p = pos;
-    let r = dispatch_kernel!(kind, k => k.read_u64(buf, &mut p)).map(|v| (v, p));
-    let mut q = pos;
-    let u = dispatch_kernel!(kind, k => k.read_u64_unpredictable(buf, &mut q)).map(|v| (v, q));
-    assert_eq!(
-        u, r,
-        "{kind}: read_u64_unpredictable at {pos} of {buf:02x?}"
-    );
-    r
-}
-
-fn read_long(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(i64, usize), VarintError> {
-    let mut p = pos;
-    dispatch_kernel!(kind, k => k.read_long(buf, &mut p)).map(|v| (v, p))
-}
-
-fn read_int(kind: KernelKind, buf: &[u8], pos: usize) -> Result<(i32, usize), VarintError> {
-    let mut p = pos;
-    dispatch_kernel!(kind, k => k.read_int(buf, &mut p)).map(|v| (v, p))
-}
-
-/// Bulk decode of `n` longs appended after a sentinel; checks the sentinel survives and that
-/// nothing is appended on error.
-fn read_longs(
-    kind: KernelKind,
-    buf: &[u8],
-    pos: usize,
-    n: usize,
-) -> Result<(Vec<i64>, usize), VarintError> {
-    let mut p = pos;
-    let mut out = vec![42i64];
-    let r = dispatch_kernel!(kind, k => k.read_longs(buf, &mut p, n, &mut out));
-    assert_eq!(out[0], 42, "{kind}: prefix of out changed");
-    // The hinted variant, starting in either mode, must agree exactly.
-    for start_branchless in [false, true] {
-        let mut hint = BulkHint::new(start_branchless);
-        let (mut hp, mut hout) = (pos, vec![42i64]);
-        let hr =
-            dispatch_kernel!(kind, k => k.read_longs_hinted(buf, &mut hp, n, &mut hout, &mut hint));
-        assert_eq!(
-            hr, r,
-            "{kind}: hinted read_longs (start branchless {start_branchless})"
-        );
-        assert_eq!(hout, out, "{kind}: hinted read_longs values");
-        if r.is_ok() {
-            assert_eq!(hp, p, "{kind}: hinted read_longs position");
-        }
-    }
-    match r {
-        Ok(()) => {
-            assert_eq!(out.len(), n + 1, "{kind}: wrong number of values appended");
-            Ok((out[1..].to_vec(), p))
-        }
-        Err(e) => {
-            assert_eq!(out.len(), 1, "{kind}: values appended on error {e:?}");
-            Err(e)
-        }
-    }
-}
-
-fn read_ints(
-    kind: KernelKind,
-    buf: &[u8],
-    pos: usize,
-    n: usize,
-) -> Result<(Vec<i32>, usize), VarintError> {
-    let mut p = pos;
-    let mut out = vec![42i32];
-    let r = dispatch_kernel!(kind, k => k.read_ints(buf, &mut p, n, &mut out));
-    assert_eq!(out[0], 42, "{kind}: prefix of out changed");
-    // The hinted variant, starting in either mode, must agree exactly.
-    for start_branchless in [false, true] {
-        let mut hint = BulkHint::new(start_branchless);
-        let (mut hp, mut hout) = (pos, vec![42i32]);
-        let hr =
-            dispatch_kernel!(kind, k => k.read_ints_hinted(buf, &mut hp, n, &mut hout, &mut hint));
-        assert_eq!(
-            hr, r,
-            "{kind}: hinted read_ints (start branchless {start_branchless})"
-        );
-        assert_eq!(hout, out, "{kind}: hinted read_ints values");
-        if r.is_ok() {
-            assert_eq!(hp, p, "{kind}: hinted read_ints position");
-        }
-    }
-    match r {
-        Ok(()) => {
-            assert_eq!(out.len(), n + 1, "{kind}: wrong number of values appended");
-            Ok((out[1..].to_vec(), p))
-        }
-        Err(e) => {
-            assert_eq!(out.len(), 1, "{kind}: values appended on error {e:?}");
-            Err(e)
-        }
-    }
-}
-
-fn skip(kind: KernelKind, buf: &[u8], pos: usize, n: usize) -> Result<usize, VarintError> {
-    let mut p = pos;
-    dispatch_kernel!(kind, k => k.skip(buf, &mut p, n)).map(|()| p)
-}
-
-fn write_u64(kind: KernelKind, v: u64) -> Vec<u8> {
-    let mut out = vec![0xaa];
-    dispatch_kernel!(kind, k => k.write_u64(v, &mut out));
-    assert_eq!(out[0], 0xaa);
-    out.split_off(1)
-}
-
-fn write_long(kind: KernelKind, v: i64) -> Vec<u8> {
-    let mut out = Vec::new();
-    dispatch_kernel!(kind, k => k.write_long(v, &mut out));
-    out
-}
-
-fn write_longs(kind: KernelKind, values: &[i64]) -> Vec<u8> {
-    let mut out = vec![0xaa];
-    dispatch_kernel!(kind, k => k.write_longs(values, &mut out));
-    assert_eq!(out[0], 0xaa);
-    out.split_off(1)
-}
-
-/// The reference encoding, written out here independently of every kernel.
-fn reference_encode(mut v: u64) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(b);
-            return out;
-        }
-        out.push(b | 0x80);
-    }
-}
-
-/// Every kernel this machine runs, with a check that the list is what detection says.
-fn kernels() -> Vec<KernelKind> {
-    let ks = available_kernels();
-    assert_eq!(ks[0], KernelKind::Scalar);
-    assert!(ks.contains(&KernelKind::Fast));
-    assert_eq!(
-        ks.contains(&KernelKind::Bmi2),
-        is_available(KernelKind::Bmi2)
-    );
-    ks
-}
-
-/// 0, 1 and both sides of every 7-bit length boundary, plus the 64-bit extremes.
-fn boundary_values() -> Vec<u64> {
-    let mut vs = vec![0u64, 1, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1];
-    for k in 1..10 {
-        let b = 1u64 << (7 * k);
-        vs.extend([b - 1, b, b + 1, b - 2]);
-    }
-    vs.sort_unstable();
-    vs.dedup();
-    vs
-}
-
-fn boundary_longs() -> Vec<i64> {
-    let mut vs = vec![
-        0i64,
-        1,
-        -1,
-        2,
-        -2,
-        i64::MIN,
-        i64::MAX,
-        i64::MIN + 1,
-        i64::MAX - 1,
-    ];
-    for k in 1..10u32 {
-        // Zigzag length boundaries: |v| around 2^(7k - 1).
-        let b = 1i64 << (7 * k - 1).min(62);
-        vs.extend([b - 1, b, -b, -b - 1, -b + 1]);
-    }
-    vs.extend([
-        i64::from(i32::MIN),
-        i64::from(i32::MAX),
-        i64::from(i32::MIN) - 1,
-        i64::from(i32::MAX) + 1,
-    ]);
-    vs
-}
-
-/// `bytes` alone, and followed by enough padding that the kernels take their unchecked
-/// fast paths.
-fn with_and_without_padding(bytes: &[u8]) -> [Vec<u8>; 2] {
-    let mut padded = bytes.to_vec();
-    padded.extend([0u8; 32]);
-    [bytes.to_vec(), padded]
-}
-
-// ---------------------------------------------------------------------------------------------
-// Selection and dispatch.
-
-#[test]
-fn selection_never_picks_scalar_unless_forced() {
-    assert_ne!(best_available(), KernelKind::Scalar);
-    assert!(is_available(best_available()));
-    match std::env::var("AVROW_VARINT") {
-        Ok(name) if !name.is_empty() => {
-            // CI runs the suite under every kernel; a forced one must be honoured.
-            let kind = selected().expect("AVROW_VARINT names an available kernel");
-            assert_eq!(kind.name(), name);
-        }
-        _ => assert_eq!(selected(), Ok(best_available())),
-    }
-    let d = describe();
-    assert!(d.starts_with("varint: "), "{d}");
-}
-
-#[test]
-#[cfg(target_arch = "x86_64")]
-fn bmi2_is_chosen_where_pext_is_fast() {
-    let bmi2 = std::arch::is_x86_feature_detected!("bmi2");
-    assert_eq!(
-        avrow_engine::varint::Bmi2::new().is_some(),
-        is_available(KernelKind::Bmi2)
-    );
-    if is_available(KernelKind::Bmi2) {
-        assert!(bmi2);
-        assert_eq!(best_available(), KernelKind::Bmi2);
-    } else {
-        assert_eq!(best_available(), KernelKind::Fast);
-    }
-}
-
-#[test]
-fn dispatch_maps_each_kind_to_its_kernel() {
-    fn kind_of<K: Kernel>(_: K) -> KernelKind {
-        K::KIND
-    }
-    for kind in kernels() {
-        assert_eq!(dispatch_kernel!(kind, k => kind_of(k)), kind);
-    }
-    if !is_available(KernelKind::Bmi2) {
-        // An unavailable kind degrades to `fast` rather than running missing instructions.
-        assert_eq!(
-            dispatch_kernel!(KernelKind::Bmi2, k => kind_of(k)),
-            KernelKind::Fast
-        );
-    }
-}
-
-#[test]
-fn encoded_len_matches_reference() {
-    for v in boundary_values() {
-        assert_eq!(encoded_len(v), reference_encode(v).len(), "{v:#x}");
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Exhaustive boundaries.
-
-#[test]
-fn round_trip_at_every_length_boundary() {
-    for kind in kernels() {
-        for v in boundary_values() {
-            let enc = write_u64(kind, v);
-            assert_eq!(enc, reference_encode(v), "{kind}: encode {v:#x}");
-            for buf in with_and_without_padding(&enc) {
-                assert_eq!(
-                    read_u64(kind, &buf, 0),
-                    Ok((v, enc.len())),
-                    "{kind}: {v:#x}"
-                );
-                assert_eq!(skip(kind, &buf, 0, 1), Ok(enc.len()), "{kind}: skip {v:#x}");
-                // Also at an odd offset inside a larger buffer.
-                let mut shifted = vec![0x7f, 0x01];
-                shifted.extend(&buf);
-                assert_eq!(read_u64(kind, &shifted, 2), Ok((v, enc.len() + 2)));
-            }
-        }
-        for v in boundary_longs() {
-            let enc = write_long(kind, v);
-            assert_eq!(enc, reference_encode(zigzag64(v)), "{kind}: encode {v}");
-            assert_eq!(unzigzag64(zigzag64(v)), v);
-            for buf in with_and_without_padding(&enc) {
-                assert_eq!(read_long(kind, &buf, 0), Ok((v, enc.len())), "{kind}: {v}");
-                let int = read_int(kind, &buf, 0);
-                match i32::try_from(v) {
-                    Ok(i) => assert_eq!(int, Ok((i, enc.len())), "{kind}: int {v}"),
-                    Err(_) => assert_eq!(int, Err(VarintError::IntOutOfRange), "{kind}: {v}"),
-                }
-            }
-        }
-    }
-}
-
-#[test]
-fn bulk_round_trip_at_every_length_boundary() {
-    let longs = boundary_longs();
-    // Repeat the list in several rotations so every value lands at every bulk-window offset.
-    let mut values = Vec::new();
-    for r in 0..17 {
-        let mut l = longs.clone();
-        l.rotate_left(r % longs.len());
-        values.extend(l);
-    }
-    let ints: Vec<i64> = values
-        .iter()
-        .copied()
-        .filter(|v| i32::try_from(*v).is_ok())
-        .collect();
-    for kind in kernels() {
-        let enc = write_longs(kind, &values);
-        let expected: Vec<u8> = values
-            .iter()
-            .flat_map(|&v| reference_encode(zigzag64(v)))
-            .collect();
-        assert_eq!(enc, expected, "{kind}: write_longs");
-        for buf in with_and_without_padding(&enc) {
-            assert_eq!(
-                read_longs(kind, &buf, 0, values.len()),
-                Ok((values.clone(), enc.len())),
-                "{kind}"
-            );
-            assert_eq!(skip(kind, &buf, 0, values.len()), Ok(enc.len()), "{kind}");
-        }
-        let enc_ints = write_longs(kind, &ints);
-        let want: Vec<i32> = ints.iter().map(|&v| v as i32).collect();
-        assert_eq!(
-            read_ints(kind, &enc_ints, 0, ints.len()),
-            Ok((want, enc_ints.len()))
-        );
-    }
-}
-
-#[test]
-fn every_one_and_two_byte_value_round_trips() {
-    for kind in kernels() {
-        let values: Vec<i64> = (-8192..8192).collect();
-        let enc = write_longs(kind, &values);
-        let mut single = Vec::new();
-        for &v in &values {
-            dispatch_kernel!(kind, k => k.write_long(v, &mut single));
-        }
-        assert_eq!(enc, single, "{kind}");
-        assert_eq!(
-            read_longs(kind, &enc, 0, values.len()),
-            Ok((values.clone(), enc.len()))
-        );
-        let mut p = 0;
-        for &v in &values {
-            let (got, next) = read_long(kind, &enc, p).unwrap();
-            assert_eq!(got, v, "{kind}");
-            p = next;
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Malformed input.
-
-/// Every malformed case with the error every kernel must report for it.
-fn malformed_cases() -> Vec<(Vec<u8>, VarintError)> {
-    let mut cases = vec![
-        (vec![], VarintError::Truncated),
-        (vec![0x80], VarintError::Truncated),
-        (vec![0xff; 9], VarintError::Truncated),
-        ([vec![0x80; 9], vec![0x02]].concat(), VarintError::Overlong),
-        ([vec![0xff; 9], vec![0x7f]].concat(), VarintError::Overlong),
-        ([vec![0x80; 9], vec![0x80]].concat(), VarintError::Overlong),
-        ([vec![0x80; 10], vec![0x00]].concat(), VarintError::Overlong),
-        (vec![0xff; 11], VarintError::Overlong),
-        (vec![0xff; 40], VarintError::Overlong),
-    ];
-    for len in 1..MAX_LEN {
-        cases.push((vec![0x80; len], VarintError::Truncated));
-    }
-    cases
-}
-
-#[test]
-fn malformed_input_is_rejected_by_every_kernel() {
-    for kind in kernels() {
-        for (bytes, err) in malformed_cases() {
-            // Padding only matters for the non-truncated cases (it would complete the others).
-            let bufs: Vec<Vec<u8>> = if err == VarintError::Truncated {
-                vec![bytes.clone()]
-            } else {
-                with_and_without_padding(&bytes).to_vec()
-            };
-            for buf in bufs {
-                let what = format!("{kind}: {buf:02x?}");
-                assert_eq!(read_u64(kind, &buf, 0), Err(err), "{what}");
-                assert_eq!(read_long(kind, &buf, 0).map(|_| ()), Err(err), "{what}");
-                assert_eq!(read_int(kind, &buf, 0).map(|_| ()), Err(err), "{what}");
-                assert_eq!(skip(kind, &buf, 0, 1), Err(err), "{what}");
-                assert_eq!(read_longs(kind, &buf, 0, 1).map(|_| ()), Err(err), "{what}");
-                assert_eq!(read_ints(kind, &buf, 0, 1).map(|_| ()), Err(err), "{what}");
-                // The same varint after 40 good ones, so bulk paths meet it mid-stream.
-                let mut long = vec![0x02; 40];
-                long.extend(&buf);
-                assert_eq!(skip(kind, &long, 0, 41), Err(err), "{what}");
-                assert_eq!(
-                    read_longs(kind, &long, 0, 41).map(|_| ()),
-                    Err(err),
-                    "{what}"
-                );
-                assert_eq!(
-                    read_ints(kind, &long, 0, 41).map(|_| ()),
-                    Err(err),
-                    "{what}"
-                );
-            }
-        }
-        // Reading at or past the end.
-        assert_eq!(read_u64(kind, &[1, 2], 2), Err(VarintError::Truncated));
-        assert_eq!(read_u64(kind, &[1, 2], 7), Err(VarintError::Truncated));
-        assert_eq!(skip(kind, &[1, 2], 0, 3), Err(VarintError::Truncated));
-        assert_eq!(read_longs(kind, &[1, 2], 0, 3), Err(VarintError::Truncated));
-        // The largest 10-byte varints are valid.
-        let max = [vec![0xff; 9], vec![0x01]].concat();
-        assert_eq!(read_u64(kind, &max, 0), Ok((u64::MAX, 10)));
-        let top = [vec![0x80; 9], vec![0x01]].concat();
-        assert_eq!(read_u64(kind, &top, 0), Ok((1 << 63, 10)));
-    }
-}
-
-#[test]
-fn ints_outside_i32_are_rejected() {
-    let bad = [
-        i64::from(i32::MAX) + 1,
-        i64::from(i32::MIN) - 1,
-        i64::MAX,
-        i64::MIN,
-    ];
-    for kind in kernels() {
-        for v in bad {
-            let enc = write_long(kind, v);
-            for buf in with_and_without_padding(&enc) {
-                assert_eq!(read_int(kind, &buf, 0), Err(VarintError::IntOutOfRange));
-                assert_eq!(read_ints(kind, &buf, 0, 1), Err(VarintError::IntOutOfRange));
-                // Out of range before a truncation: range error first, as value by value.
-                let mut long = write_longs(kind, &[1; 30]);
-                long.extend(&enc);
-                long.push(0x80);
-                assert_eq!(
-                    read_ints(kind, &long, 0, 32),
-                    Err(VarintError::IntOutOfRange),
-                    "{kind}"
-                );
-                // Truncation before the out-of-range value: truncation first.
-                assert_eq!(read_ints(kind, &long, 0, 30), Ok(((vec![1; 30]), 30)));
-            }
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Property tests: every kernel equals `Scalar`.
+use super::*;
 
 /// A xorshift64 generator from `seed` (non-zero): the tests' deterministic pseudo-random
 /// values.
-fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
+pub(super) fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
     move || {
         x ^= x << 13;
         x ^= x >> 7;
@@ -484,7 +15,7 @@ fn xorshift(mut x: u64) -> impl FnMut() -> u64 {
 }
 
 /// A value whose varint is exactly `len` bytes.
-fn value_of_len(len: usize, raw: u64) -> u64 {
+pub(super) fn value_of_len(len: usize, raw: u64) -> u64 {
     if len == 1 {
         return raw & 0x7f;
     }
@@ -499,7 +30,7 @@ fn value_of_len(len: usize, raw: u64) -> u64 {
 
 /// Raw values with random lengths: either any length 1 to 10, or lengths from a narrow set
 /// (like the benchmarks' mixes).
-fn values() -> impl Strategy<Value = Vec<u64>> {
+pub(super) fn values() -> impl Strategy<Value = Vec<u64>> {
     let any_len = (1usize..=MAX_LEN, any::<u64>()).prop_map(|(l, r)| value_of_len(l, r));
     let short = (1usize..=2, any::<u64>()).prop_map(|(l, r)| value_of_len(l, r));
     let long = (8usize..=MAX_LEN, any::<u64>()).prop_map(|(l, r)| value_of_len(l, r));
@@ -511,7 +42,7 @@ fn values() -> impl Strategy<Value = Vec<u64>> {
 }
 
 /// Encoded streams, sometimes damaged: a byte replaced, or runs of continuation bytes.
-fn streams() -> impl Strategy<Value = Vec<u8>> {
+pub(super) fn streams() -> impl Strategy<Value = Vec<u8>> {
     let clean = values().prop_map(|vs| vs.into_iter().flat_map(reference_encode).collect());
     let damaged = (values(), any::<prop::sample::Index>(), any::<u8>()).prop_map(|(vs, i, b)| {
         let mut bytes: Vec<u8> = vs.into_iter().flat_map(reference_encode).collect();
@@ -540,7 +71,11 @@ fn streams() -> impl Strategy<Value = Vec<u8>> {
 }
 
 /// Decode value by value with `kind` until an error or the end; the whole trace.
-fn trace(kind: KernelKind, buf: &[u8], start: usize) -> (Vec<u64>, usize, Option<VarintError>) {
+pub(super) fn trace(
+    kind: KernelKind,
+    buf: &[u8],
+    start: usize,
+) -> (Vec<u64>, usize, Option<VarintError>) {
     let mut out = Vec::new();
     let mut p = start;
     while p < buf.len() {
@@ -557,7 +92,7 @@ fn trace(kind: KernelKind, buf: &[u8], start: usize) -> (Vec<u64>, usize, Option
 
 /// [`trace`] through `read_u64_hinted`, one hint for the whole stream, starting from `hint`.
 /// Also returns whether the hint was in the branch-free mode before each read.
-fn trace_hinted(
+pub(super) fn trace_hinted(
     kind: KernelKind,
     buf: &[u8],
     start: usize,
@@ -583,14 +118,14 @@ fn trace_hinted(
 /// Hints in each state a stream can leave them in: fresh, predicting 5, 9 and 10 bytes (the
 /// 9- and 10-byte checks look past the first word), and in the branch-free mode (after random
 /// lengths). Trained with `kind` itself, once per process.
-fn trained_hints(kind: KernelKind) -> Vec<ReadHint> {
+pub(super) fn trained_hints(kind: KernelKind) -> Vec<ReadHint> {
     use std::sync::OnceLock;
     static HINTS: OnceLock<Vec<(KernelKind, Vec<ReadHint>)>> = OnceLock::new();
     let all = HINTS.get_or_init(|| kernels().into_iter().map(|k| (k, train_hints(k))).collect());
     all.iter().find(|(k, _)| *k == kind).unwrap().1.clone()
 }
 
-fn train_hints(kind: KernelKind) -> Vec<ReadHint> {
+pub(super) fn train_hints(kind: KernelKind) -> Vec<ReadHint> {
     let mut next = xorshift(0x3c6e_f372_fe94_f82bu64);
     let mut hints = vec![ReadHint::default()];
     for lens in [&[5usize][..], &[9], &[10], &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]] {
@@ -618,7 +153,7 @@ fn train_hints(kind: KernelKind) -> Vec<ReadHint> {
 }
 
 /// Compare every operation of `kind` with `Scalar` on `buf` from `start`.
-fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
+pub(super) fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
     let s = KernelKind::Scalar;
     let reference = trace(s, buf, start);
     assert_eq!(trace(kind, buf, start), reference, "{kind}: trace");
@@ -683,7 +218,7 @@ fn check_against_scalar(kind: KernelKind, buf: &[u8], start: usize) {
 /// continuation bytes inserted) or with one valid 5- to 8-byte value inserted at a varint
 /// boundary (blocks of short varints take their own path). Mixes include values above
 /// `u32::MAX` (ints out of range) and mixes without them.
-fn long_streams() -> impl Strategy<Value = Vec<u8>> {
+pub(super) fn long_streams() -> impl Strategy<Value = Vec<u8>> {
     let mixes: Vec<Vec<usize>> = vec![
         vec![1],
         vec![1, 2],
@@ -812,7 +347,7 @@ proptest! {
 
 /// `clean`, then for each depth: a copy with a run of 12 continuation bytes inserted there
 /// (overlong), and a copy per byte of `replaced` with the byte at that depth replaced by it.
-fn with_damage(clean: &[u8], depths: &[usize], replaced: &[u8]) -> Vec<Vec<u8>> {
+pub(super) fn with_damage(clean: &[u8], depths: &[usize], replaced: &[u8]) -> Vec<Vec<u8>> {
     let mut bufs = vec![clean.to_vec()];
     for &depth in depths {
         let mut b = clean.to_vec();
