@@ -60,7 +60,7 @@ pub enum DecodeErrorKind {
     },
     /// A count or size that cannot be right for the bytes present, or that overflows Arrow's
     /// 32-bit offsets in one batch.
-    TooLarge(String),
+    TooLarge(Limit),
     /// Bytes left over after the block's last record.
     TrailingBytes(usize),
     /// Schema resolution: the writer's enum symbol has no counterpart in the reader's enum,
@@ -83,6 +83,85 @@ pub enum DecodeErrorKind {
         /// The bytes its items take.
         actual: u64,
     },
+}
+
+/// Which limit a count or size of the data goes past ([`DecodeErrorKind::TooLarge`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Limit {
+    /// A block declares more records than its bytes can hold.
+    Records {
+        /// The records the block declares.
+        count: u64,
+        /// The block's (decompressed) bytes.
+        bytes: usize,
+        /// The fewest bytes one record takes.
+        min_record_size: usize,
+    },
+    /// An array or map block declares more items than the bytes left can hold.
+    Items {
+        /// The items the block declares.
+        count: u64,
+        /// The fewest bytes one item takes.
+        min_item_size: usize,
+        /// The bytes left (in the block, or that the block may still hold when it is checked
+        /// as it streams).
+        left: usize,
+    },
+    /// An array or map block of more items than Arrow's 32-bit offsets address.
+    ItemOffsets {
+        /// The items the block declares.
+        count: u64,
+    },
+    /// More than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets).
+    BatchValues,
+    /// More zero-byte values to fill from the reader schema (defaults, resolved unions) than
+    /// are filled at once.
+    ZeroSizeFill {
+        /// The values to fill.
+        count: usize,
+        /// The most filled at once.
+        max: usize,
+    },
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::Records {
+                count,
+                bytes,
+                min_record_size,
+            } => write!(
+                f,
+                "a block of {bytes} bytes cannot hold {count} records of at least \
+                 {min_record_size} bytes"
+            ),
+            Limit::Items {
+                count,
+                min_item_size,
+                left,
+            } => write!(
+                f,
+                "collection block of {count} items needs at least {} bytes but only {left} are \
+                 left",
+                count.saturating_mul(*min_item_size as u64)
+            ),
+            Limit::ItemOffsets { count } => write!(
+                f,
+                "collection block of {count} items exceeds Arrow's 32-bit offsets"
+            ),
+            Limit::BatchValues => f.write_str(
+                "more than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets); \
+                 use a smaller batch size",
+            ),
+            Limit::ZeroSizeFill { count, max } => write!(
+                f,
+                "{count} zero-byte values would each be filled from the reader schema (at most \
+                 {max} at once)"
+            ),
+        }
+    }
 }
 
 impl fmt::Display for DecodeErrorKind {
@@ -115,7 +194,7 @@ impl fmt::Display for DecodeErrorKind {
                 "recursive type {type_name} is nested deeper than the maximum recursion depth {depth} \
                  (raise it with with_max_recursion_depth)"
             ),
-            DecodeErrorKind::TooLarge(what) => f.write_str(what),
+            DecodeErrorKind::TooLarge(limit) => write!(f, "{limit}"),
             DecodeErrorKind::Internal(what) => {
                 write!(f, "internal error (please report this bug): {what}")
             }
@@ -282,9 +361,71 @@ pub enum PlanError {
         /// Extra explanation.
         hint: String,
     },
-    /// The schema cannot be mapped to Arrow.
-    #[error("unsupported schema: {0}")]
-    Unsupported(String),
+    /// The schema expands to more columns and nodes than a plan holds.
+    #[error(
+        "unsupported schema: the schema expands to more than {limit} columns and nodes \
+         (recursive types are unrolled {max_recursion_depth} levels deep; lower \
+         max_recursion_depth or project fewer columns)"
+    )]
+    TooManyNodes {
+        /// The most a plan holds.
+        limit: usize,
+        /// The recursion depth the plan was compiled with.
+        max_recursion_depth: usize,
+    },
+    /// Types nested deeper than a plan holds.
+    #[error("unsupported schema: types nested more than {limit} levels deep")]
+    TooDeep {
+        /// The deepest nesting a plan holds.
+        limit: usize,
+    },
+    /// A union of more branches than Arrow's unions hold (127).
+    #[error(
+        "unsupported schema: union at {path} has {branches} branches; Arrow unions hold at \
+         most 127"
+    )]
+    TooManyBranches {
+        /// The union's field path.
+        path: String,
+        /// Its branches.
+        branches: usize,
+    },
+    /// Several writer branches of a union resolve to one reader branch that is not a
+    /// primitive (schema resolution).
+    #[error(
+        "unsupported schema: union at {path}: several writer branches resolve to the reader's \
+         {branch} branch"
+    )]
+    AmbiguousBranch {
+        /// The union's field path.
+        path: String,
+        /// The reader's branch, described.
+        branch: String,
+    },
+    /// A column name that is not a valid Avro name (writing without an Avro schema).
+    #[error(
+        "unsupported schema: column {path:?}: {name:?} is not a valid Avro field name \
+         (letters, digits and _, not starting with a digit); give an Avro schema"
+    )]
+    InvalidName {
+        /// The column's path.
+        path: String,
+        /// The name.
+        name: String,
+    },
+    /// An Arrow type with no Avro counterpart (writing without an Avro schema).
+    #[error("unsupported schema: column {path:?}: Arrow {data_type} {reason}")]
+    NoAvroType {
+        /// The column's path.
+        path: String,
+        /// Its Arrow type.
+        data_type: arrow_schema::DataType,
+        /// Why it has no Avro counterpart.
+        reason: &'static str,
+    },
+    /// A broken invariant inside avrow (a bug: please report it).
+    #[error("internal error (please report this bug): {0}")]
+    Internal(String),
     /// The reader's schema cannot read data written with the writer's schema (Avro schema
     /// resolution rules).
     #[error("reader schema does not match the writer schema at {}: {reason}", if path.is_empty() { "the top level" } else { path.as_str() })]

@@ -18,5 +18,5 @@ pub mod varint;
 pub use decode::{
     BatchSink, DecodeOptions, DecodePlan, RecordDecoder, StreamCheckError, DEFAULT_BATCH_SIZE,
 };
-pub use error::{DecodeError, DecodeErrorKind, PlanError};
+pub use error::{DecodeError, DecodeErrorKind, Limit, PlanError};
 pub use schema::{Schema, SchemaError, SchemaErrorKind, AVRO_SCHEMA_KEY};

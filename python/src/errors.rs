@@ -28,8 +28,14 @@ pub(crate) fn to_py(e: avrow::Error) -> PyErr {
         }
         avrow::Error::Schema { .. } | avrow::Error::Plan { .. } => "SchemaError",
         avrow::Error::Encode { .. } => "EncodeError",
-        avrow::Error::Unsupported(_) => "UnsupportedError",
-        avrow::Error::InvalidArgument(_) | avrow::Error::Kernel(_) => "InvalidArgumentError",
+        avrow::Error::UnknownCodec { .. } => "UnsupportedError",
+        avrow::Error::InvalidArgument(_)
+        | avrow::Error::Kernel(_)
+        | avrow::Error::SchemaMismatch { .. }
+        | avrow::Error::NotSeekable { .. }
+        | avrow::Error::Level { .. }
+        | avrow::Error::WriterFailed => "InvalidArgumentError",
+        avrow::Error::ThreadPool { .. } => "AvrowIOError",
         avrow::Error::Internal(_) => "InternalError",
         // (`avrow::Error` is non-exhaustive.)
         #[allow(unreachable_patterns)]

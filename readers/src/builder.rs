@@ -332,11 +332,10 @@ impl ReaderBuilder {
                                 && plan.arrow_schema().fields()
                                     == first.arrow_schema().fields() => {}
                         Some(_) => {
-                            return Err(Error::InvalidArgument(format!(
-                                "{} has a different writer schema than {first_name}; files read \
-                                 together must share one schema, or be read with a reader schema",
-                                file.ctx.file
-                            )));
+                            return Err(Error::SchemaMismatch {
+                                file: file.ctx.file.to_string(),
+                                first: first_name.to_string(),
+                            });
                         }
                     }
                     match known {

@@ -256,8 +256,9 @@ pub(crate) fn read_header<R: Read>(r: &mut Counting<R>, file: &str) -> Result<He
         None => Codec::Null,
         Some(name) => {
             let name = String::from_utf8_lossy(name);
-            Codec::from_name(&name).ok_or_else(|| {
-                Error::Unsupported(format!("{file}: unknown codec {name:?} (avrow reads null, deflate, snappy, zstandard, bzip2 and xz)"))
+            Codec::from_name(&name).ok_or_else(|| Error::UnknownCodec {
+                file: file.to_string(),
+                codec: name.into_owned(),
             })?
         }
     };

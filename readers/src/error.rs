@@ -86,10 +86,61 @@ pub enum Error {
         #[source]
         source: avrow_engine::encode::EncodeError,
     },
-    /// A feature avrow does not implement (an unknown codec, for example).
-    #[error("unsupported: {0}")]
-    Unsupported(String),
-    /// An invalid option or argument.
+    /// The file's `avro.codec` is not one avrow reads.
+    #[error(
+        "{file}: unknown codec {codec:?} (avrow reads null, deflate, snappy, zstandard, bzip2 \
+         and xz)"
+    )]
+    UnknownCodec {
+        /// The input.
+        file: String,
+        /// The codec the file names.
+        codec: String,
+    },
+    /// Files read together whose writer schemas differ (give a reader schema to read them
+    /// as one).
+    #[error(
+        "invalid argument: {file} has a different writer schema than {first}; files read \
+         together must share one schema, or be read with a reader schema"
+    )]
+    SchemaMismatch {
+        /// The file whose schema differs.
+        file: String,
+        /// The first file read, whose schema the others must share.
+        first: String,
+    },
+    /// A byte range asked of an input that cannot seek (a stream).
+    #[error(
+        "invalid argument: {file}: byte ranges need a seekable input (a path or bytes), not a \
+         stream"
+    )]
+    NotSeekable {
+        /// The input.
+        file: String,
+    },
+    /// A compression level the codec does not take.
+    #[error("invalid argument: {}", level_message(*codec, *level, levels))]
+    Level {
+        /// The codec.
+        codec: Codec,
+        /// The level asked for.
+        level: i32,
+        /// The levels the codec takes (`None`: it has none).
+        levels: Option<std::ops::RangeInclusive<i32>>,
+    },
+    /// A [`Writer`](crate::Writer) that failed earlier (an error it returned) was used again.
+    #[error("invalid argument: the writer failed earlier and writes nothing more")]
+    WriterFailed,
+    /// The decoding or encoding threads could not be started.
+    #[error("cannot start {threads} threads: {reason}")]
+    ThreadPool {
+        /// The threads asked for.
+        threads: usize,
+        /// Why the system refused.
+        reason: String,
+    },
+    /// An invalid option or argument that carries nothing more to match on (an empty file
+    /// list, a range asked of several files, a reserved metadata key).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
     /// The varint kernel or bulk path asked for (by `AVROW_VARINT`, `AVROW_BULK` or
@@ -112,8 +163,13 @@ impl Error {
             | Error::Schema { file, .. }
             | Error::Plan { file, .. }
             | Error::Block { file, .. }
-            | Error::Decode { file, .. } => Some(file),
-            Error::Unsupported(_)
+            | Error::Decode { file, .. }
+            | Error::UnknownCodec { file, .. }
+            | Error::SchemaMismatch { file, .. }
+            | Error::NotSeekable { file } => Some(file),
+            Error::Level { .. }
+            | Error::WriterFailed
+            | Error::ThreadPool { .. }
             | Error::InvalidArgument(_)
             | Error::Kernel(_)
             | Error::Internal(_)
@@ -127,6 +183,22 @@ impl Error {
             Error::Block { block, .. } | Error::Decode { block, .. } => Some(*block),
             _ => None,
         }
+    }
+}
+
+/// [`Error::Level`]'s message.
+fn level_message(
+    codec: Codec,
+    level: i32,
+    levels: &Option<std::ops::RangeInclusive<i32>>,
+) -> String {
+    match levels {
+        Some(range) => format!(
+            "{codec} takes levels {} to {}, not {level}",
+            range.start(),
+            range.end()
+        ),
+        None => format!("{codec} has no compression levels"),
     }
 }
 

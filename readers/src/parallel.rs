@@ -35,6 +35,7 @@ const STREAM_UNIT_BYTES: u64 = 2 << 20;
 /// The thread pool used when all cores are asked for: one per process, created on first use.
 fn shared_pool() -> Result<Arc<ThreadPool>> {
     static POOL: OnceLock<std::result::Result<Arc<ThreadPool>, String>> = OnceLock::new();
+    let threads = available_threads();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .thread_name(|i| format!("avrow-{i}"))
@@ -43,7 +44,7 @@ fn shared_pool() -> Result<Arc<ThreadPool>> {
             .map_err(|e| e.to_string())
     })
     .clone()
-    .map_err(|e| Error::InvalidArgument(format!("cannot start the decoding thread pool: {e}")))
+    .map_err(|reason| Error::ThreadPool { threads, reason })
 }
 
 /// A pool of `threads` workers (the shared one when that is every core).
@@ -56,8 +57,9 @@ pub(crate) fn pool_for(threads: usize) -> Result<Arc<ThreadPool>> {
         .thread_name(|i| format!("avrow-{i}"))
         .build()
         .map(Arc::new)
-        .map_err(|e| {
-            Error::InvalidArgument(format!("cannot start {threads} decoding threads: {e}"))
+        .map_err(|e| Error::ThreadPool {
+            threads,
+            reason: e.to_string(),
         })
 }
 

@@ -391,9 +391,7 @@ impl FileInput {
         opts: &OpenOptions,
     ) -> Result<FileInput> {
         if opts.range.is_some() {
-            return Err(Error::InvalidArgument(format!(
-                "{name}: byte ranges need a seekable input (a path or bytes), not a stream"
-            )));
+            return Err(Error::NotSeekable { file: name });
         }
         let buffered = PushBack::new(BufReader::with_capacity(1 << 16, reader));
         let mut counting = Counting::new(buffered, 0);
@@ -423,9 +421,9 @@ impl FileInput {
             ..
         } = &mut self.input
         else {
-            return Err(Error::InvalidArgument(
-                "byte ranges need a seekable input (a path or bytes), not a stream".into(),
-            ));
+            return Err(Error::NotSeekable {
+                file: self.ctx.file.to_string(),
+            });
         };
         *stop = end;
         let header_sync = self.header.len() - 16;

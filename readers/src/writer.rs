@@ -118,7 +118,8 @@ impl WriterBuilder {
     ///
     /// # Errors
     /// An Avro schema the Arrow schema cannot be written as ([`Error::Plan`]), a level the
-    /// codec does not take or a reserved metadata key ([`Error::InvalidArgument`]), or a
+    /// codec does not take ([`Error::Level`]) or a reserved metadata key
+    /// ([`Error::InvalidArgument`]), or a
     /// failed write ([`Error::Io`]).
     pub fn build<W: Write>(self, mut out: W) -> Result<Writer<W>> {
         let plan_error = |source| Error::Plan {
@@ -127,22 +128,13 @@ impl WriterBuilder {
         };
 
         if let Some(level) = self.level {
-            match self.codec.levels() {
-                Some((range, _)) if range.contains(&level) => {}
-                Some((range, _)) => {
-                    return Err(Error::InvalidArgument(format!(
-                        "{} takes levels {} to {}, not {level}",
-                        self.codec,
-                        range.start(),
-                        range.end()
-                    )))
-                }
-                None => {
-                    return Err(Error::InvalidArgument(format!(
-                        "{} has no compression levels",
-                        self.codec
-                    )))
-                }
+            let levels = self.codec.levels().map(|(range, _)| range);
+            if !levels.as_ref().is_some_and(|range| range.contains(&level)) {
+                return Err(Error::Level {
+                    codec: self.codec,
+                    level,
+                    levels,
+                });
             }
         }
         if let Some((key, _)) = self.metadata.iter().find(|(k, _)| k.starts_with("avro.")) {
@@ -359,9 +351,7 @@ impl<W: Write> Writer<W> {
     /// error the writer refuses further writes.
     pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
         if self.failed {
-            return Err(Error::InvalidArgument(
-                "the writer failed earlier and writes nothing more".into(),
-            ));
+            return Err(Error::WriterFailed);
         }
         let result = self.take_rows(batch);
         if result.is_err() {
@@ -483,9 +473,7 @@ impl<W: Write> Writer<W> {
     /// As [`Writer::write`].
     pub fn finish(mut self) -> Result<W> {
         if self.failed {
-            return Err(Error::InvalidArgument(
-                "the writer failed earlier and writes nothing more".into(),
-            ));
+            return Err(Error::WriterFailed);
         }
         if self.filling.rows > 0 {
             let block = std::mem::take(&mut self.filling);

@@ -162,9 +162,10 @@ fn open(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Resu
                 Input::Stdin => None,
             });
             builder.open_many(paths).map_err(|e| match e {
-                avrow::Error::InvalidArgument(message) => anyhow!(
-                    "{message} (convert them separately, one output each with --output-dir, \
-                     or read them all as one schema with --reader-schema)"
+                avrow::Error::SchemaMismatch { file, first } => anyhow!(
+                    "{file} has a different writer schema than {first} (convert them \
+                     separately, one output each with --output-dir, or read them all as one \
+                     schema with --reader-schema)"
                 ),
                 other => other.into(),
             })

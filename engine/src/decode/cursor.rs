@@ -1,6 +1,6 @@
 //! A read position in one block's decompressed bytes, with the primitive Avro reads.
 
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::Kernel;
 use std::cell::Cell;
 
@@ -182,19 +182,17 @@ impl<'a, K: Kernel> Cursor<'a, K> {
             .is_none_or(|need| need > self.remaining() as u64)
         {
             return Err(self.error(
-                DecodeErrorKind::TooLarge(format!(
-                    "collection block of {n} items needs at least {} bytes but only {} are left",
-                    n.saturating_mul(min_item_size as u64),
-                    self.remaining()
-                )),
+                DecodeErrorKind::TooLarge(Limit::Items {
+                    count: n,
+                    min_item_size,
+                    left: self.remaining(),
+                }),
                 start,
             ));
         }
         if n > i32::MAX as u64 {
             return Err(self.error(
-                DecodeErrorKind::TooLarge(format!(
-                    "collection block of {n} items exceeds Arrow's 32-bit offsets"
-                )),
+                DecodeErrorKind::TooLarge(Limit::ItemOffsets { count: n }),
                 start,
             ));
         }

@@ -13,7 +13,7 @@ mod pool;
 pub(crate) mod skip;
 mod stream;
 
-use crate::error::{DecodeError, DecodeErrorKind, PlanError};
+use crate::error::{DecodeError, DecodeErrorKind, Limit, PlanError};
 use crate::schema::Schema;
 use crate::schema::AVRO_SCHEMA_KEY;
 use crate::varint::{Kernel, KernelKind};
@@ -248,17 +248,20 @@ impl RecordDecoder {
             0 => count <= i32::MAX as u64,
             m => count <= (data_len / m) as u64,
         };
-        if !fits {
-            return Err(DecodeError::new(
-                DecodeErrorKind::TooLarge(format!(
-                    "a block of {data_len} bytes cannot hold {count} records of at least {} bytes",
-                    self.min_record_size
-                )),
+        let too_large = || {
+            DecodeError::new(
+                DecodeErrorKind::TooLarge(Limit::Records {
+                    count,
+                    bytes: data_len,
+                    min_record_size: self.min_record_size,
+                }),
                 0,
-            ));
+            )
+        };
+        if !fits {
+            return Err(too_large());
         }
-        usize::try_from(count)
-            .map_err(|_| DecodeError::new(DecodeErrorKind::TooLarge(format!("{count} records")), 0))
+        usize::try_from(count).map_err(|_| too_large())
     }
 
     /// Decode exactly `n` records from `data` starting at `*pos`, appending them to the buffered

@@ -8,7 +8,7 @@
 //! reference, which names the error.
 
 use super::cursor::{Cursor, Sticky};
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::skip::{skip_n, skip_one};
 use crate::varint::Kernel;
 use std::sync::Arc;
@@ -315,10 +315,11 @@ fn skip_blocks<K: Kernel>(
         }
         if n > (c.remaining() / min_item_size) as u64 {
             return Err(DecodeError::new(
-                DecodeErrorKind::TooLarge(format!(
-                    "collection block of {n} items cannot fit in the {} bytes left",
-                    c.remaining()
-                )),
+                DecodeErrorKind::TooLarge(Limit::Items {
+                    count: n,
+                    min_item_size,
+                    left: c.remaining(),
+                }),
                 c.pos,
             ));
         }

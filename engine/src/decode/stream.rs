@@ -16,7 +16,7 @@
 
 use super::skip::Skip;
 use super::RecordDecoder;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::VarintError;
 
 /// Why [`RecordDecoder::check_stream`] failed.
@@ -336,9 +336,11 @@ fn blocks_pull<'f, E>(
         if let Some(fit) = left.checked_div(min_item_size) {
             if n > fit as u64 {
                 return Err(w.error(
-                    DecodeErrorKind::TooLarge(format!(
-                        "collection block of {n} items cannot fit in the {left} bytes the block may still hold"
-                    )),
+                    DecodeErrorKind::TooLarge(Limit::Items {
+                        count: n,
+                        min_item_size,
+                        left,
+                    }),
                     at,
                 ));
             }

@@ -16,8 +16,8 @@ use std::collections::HashSet;
 /// the names of their fields).
 ///
 /// # Errors
-/// [`PlanError::Unsupported`] for a column name that is not a valid Avro name, or a type
-/// with no Avro counterpart (negative decimal scales, run-end encoded or list-view arrays,
+/// [`PlanError::InvalidName`] for a column name that is not a valid Avro name,
+/// [`PlanError::NoAvroType`] for a type with no Avro counterpart (negative decimal scales, run-end encoded or list-view arrays,
 /// maps with non-string keys, unions with two children of one Avro type);
 /// [`PlanError::Incompatible`] if the metadata's schema does not parse.
 pub fn avro_schema_for(arrow: &ArrowSchema) -> Result<Schema, PlanError> {
@@ -36,7 +36,7 @@ pub fn avro_schema_for(arrow: &ArrowSchema) -> Result<Schema, PlanError> {
         "",
     )?;
     Schema::parse(&root.to_string()).map_err(|e| {
-        PlanError::Unsupported(format!(
+        PlanError::Internal(format!(
             "the derived Avro schema is not valid ({e}): {root}"
         ))
     })
@@ -81,10 +81,10 @@ impl Deriver {
                 format!("{path}.{}", f.name())
             };
             if !valid_name(f.name()) {
-                return Err(PlanError::Unsupported(format!(
-                    "column {at:?}: {:?} is not a valid Avro field name (letters, digits and _, not starting with a digit); give an Avro schema",
-                    f.name()
-                )));
+                return Err(PlanError::InvalidName {
+                    path: at,
+                    name: f.name().to_string(),
+                });
             }
             out.push(json!({"name": f.name(), "type": self.field(f, &at)?}));
         }
@@ -100,8 +100,11 @@ impl Deriver {
 
     fn data_type(&mut self, f: &Field, t: &DataType, path: &str) -> Result<Json, PlanError> {
         use DataType as D;
-        let unsupported =
-            |why: &str| PlanError::Unsupported(format!("column {path:?}: Arrow {t} {why}"));
+        let unsupported = |reason: &'static str| PlanError::NoAvroType {
+            path: path.to_string(),
+            data_type: t.clone(),
+            reason,
+        };
         let logical = |base: &str, logical: &str| json!({"type": base, "logicalType": logical});
         Ok(match t {
             D::Null => json!("null"),

@@ -12,7 +12,7 @@ use super::bits::Bits;
 use super::cursor::{Cursor, Sticky};
 use super::pool::{BufferPool, Pooled};
 use super::skip::Skip;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::Kernel;
 use arrow_array::types::Int32Type;
 use arrow_array::{
@@ -132,14 +132,7 @@ fn nested_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cur
 
 #[cold]
 fn offsets_overflow(at: usize) -> DecodeError {
-    DecodeError::new(
-        DecodeErrorKind::TooLarge(
-            "more than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets); \
-             use a smaller batch size"
-                .to_string(),
-        ),
-        at,
-    )
+    DecodeError::new(DecodeErrorKind::TooLarge(Limit::BatchValues), at)
 }
 
 // (Declared after the macros above, which are in scope only in the text that follows them.)

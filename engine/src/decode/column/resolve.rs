@@ -6,7 +6,7 @@
 
 use super::Column;
 use crate::decode::cursor::Cursor;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::{Kernel, Scalar};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -102,8 +102,8 @@ pub(crate) fn decode_promoted<K: Kernel>(
         }
         (promotion, column) => {
             return Err(DecodeError::new(
-                DecodeErrorKind::TooLarge(format!(
-                    "internal error: promotion {promotion:?} into a {} column",
+                DecodeErrorKind::Internal(format!(
+                    "promotion {promotion:?} into a {} column",
                     column.kind_name()
                 )),
                 c.pos,
@@ -171,8 +171,8 @@ impl ResolvedUnion {
             }
             (target, out) => {
                 return Err(DecodeError::new(
-                    DecodeErrorKind::TooLarge(format!(
-                        "internal error: union target {target:?} into a {} column",
+                    DecodeErrorKind::Internal(format!(
+                        "union target {target:?} into a {} column",
                         out.kind_name()
                     )),
                     start,
@@ -188,10 +188,10 @@ impl ResolvedUnion {
 pub(crate) fn fill_zero_size(column: &mut Column, n: usize) -> Result<(), DecodeError> {
     if n > MAX_ZERO_SIZE_FILL {
         return Err(DecodeError::new(
-            DecodeErrorKind::TooLarge(format!(
-                "{n} zero-byte values would each be filled from the reader schema \
-                 (at most {MAX_ZERO_SIZE_FILL} at once)"
-            )),
+            DecodeErrorKind::TooLarge(Limit::ZeroSizeFill {
+                count: n,
+                max: MAX_ZERO_SIZE_FILL,
+            }),
             0,
         ));
     }

@@ -130,16 +130,13 @@ impl Compiler<'_> {
     fn count_node(&mut self, depth: usize) -> Result<(), PlanError> {
         self.nodes += 1;
         if self.nodes > MAX_PLAN_NODES {
-            return Err(PlanError::Unsupported(format!(
-                "the schema expands to more than {MAX_PLAN_NODES} columns and nodes (recursive types are \
-                 unrolled {} levels deep; lower max_recursion_depth or project fewer columns)",
-                self.opts.max_recursion_depth
-            )));
+            return Err(PlanError::TooManyNodes {
+                limit: MAX_PLAN_NODES,
+                max_recursion_depth: self.opts.max_recursion_depth,
+            });
         }
         if depth > MAX_NESTING {
-            return Err(PlanError::Unsupported(format!(
-                "types nested more than {MAX_NESTING} levels deep"
-            )));
+            return Err(PlanError::TooDeep { limit: MAX_NESTING });
         }
         Ok(())
     }

@@ -101,7 +101,7 @@ impl Compiler<'_> {
             children.push(mapped.column);
         }
         let union_fields = UnionFields::try_new(0..children.len() as i8, fields)
-            .map_err(|e| PlanError::Unsupported(format!("union at {path}: {e}")))?;
+            .map_err(|e| PlanError::Internal(format!("union at {path}: {e}")))?;
         let mut m = Mapped::new(
             Column::Union(Box::new(UnionCol::new(children, union_fields.clone()))),
             DataType::Union(union_fields, arrow_schema::UnionMode::Dense),
@@ -192,10 +192,10 @@ impl Compiler<'_> {
                         let (Node::Primitive(wp, wl), Node::Primitive(rp, rl)) =
                             (writers[i], readers[j])
                         else {
-                            return Err(PlanError::Unsupported(format!(
-                                "union at {path}: several writer branches resolve to the reader's {} branch",
-                                Self::describe(self.r, readers[j])
-                            )));
+                            return Err(PlanError::AmbiguousBranch {
+                                path: path.to_string(),
+                                branch: Self::describe(self.r, readers[j]),
+                            });
                         };
                         check_decimals(*wl, *rl, path)?;
                         promotions[i] = promotion(*wp, *rp)
@@ -266,9 +266,10 @@ impl Compiler<'_> {
 
 pub(super) fn check_union_size(branches: usize, path: &str) -> Result<(), PlanError> {
     if branches > 127 {
-        return Err(PlanError::Unsupported(format!(
-            "union at {path} has {branches} branches; Arrow unions hold at most 127"
-        )));
+        return Err(PlanError::TooManyBranches {
+            path: path.to_string(),
+            branches,
+        });
     }
     Ok(())
 }

@@ -148,4 +148,5 @@ pub(crate) fn long_rec() -> String {
 
 mod framing;
 mod locations;
+mod typed;
 mod values;
