@@ -196,11 +196,11 @@ impl Input {
                     rows = rows
                         .checked_add(block.map_err(external)?.record_count())
                         .ok_or_else(|| {
-                            external(avrow::Error::InvalidArgument(format!(
+                            DataFusionError::Execution(format!(
                                 "{}: the blocks declare more than {} records",
                                 path.display(),
                                 u64::MAX
-                            )))
+                            ))
                         })?;
                 }
                 Ok(RowCount::Exact(rows))

@@ -79,7 +79,10 @@ fn a_union_of_too_many_branches_names_its_path_and_size() {
     let branches: Vec<String> = (0..128)
         .map(|i| format!(r#"{{"type":"record","name":"R{i}","fields":[]}}"#))
         .collect();
-    let schema = rec(&format!(r#"{{"name":"u","type":[{}]}}"#, branches.join(",")));
+    let schema = rec(&format!(
+        r#"{{"name":"u","type":[{}]}}"#,
+        branches.join(",")
+    ));
     match open_err(file(&schema, &[])) {
         Error::Plan {
             source: PlanError::TooManyBranches { path, branches },
@@ -131,9 +134,6 @@ fn a_level_the_codec_does_not_take_carries_its_levels() {
         .build(Vec::new())
         .err()
         .expect("snappy has no levels");
-    assert!(
-        matches!(e, Error::Level { levels: None, .. }),
-        "{e:?}: {e}"
-    );
+    assert!(matches!(e, Error::Level { levels: None, .. }), "{e:?}: {e}");
     assert!(e.to_string().contains("has no compression levels"), "{e}");
 }
