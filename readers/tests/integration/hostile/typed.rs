@@ -98,11 +98,12 @@ fn a_union_of_too_many_branches_names_its_path_and_size() {
 #[test]
 fn a_range_of_a_stream_names_the_stream() {
     let f = file(&long_rec(), &[block(1, &varint(5))]);
-    let e = ReaderBuilder::new()
+    let Err(e) = ReaderBuilder::new()
         .with_range(0..10)
         .read_stream(std::io::Cursor::new(f))
-        .err()
-        .expect("a stream cannot be read by range");
+    else {
+        panic!("a stream cannot be read by range")
+    };
     assert!(matches!(e, Error::NotSeekable { .. }), "{e:?}");
     assert!(e.file().is_some(), "{e}");
 }
@@ -112,12 +113,13 @@ fn a_level_the_codec_does_not_take_carries_its_levels() {
     let schema = std::sync::Arc::new(arrow::datatypes::Schema::new(vec![
         arrow::datatypes::Field::new("x", arrow::datatypes::DataType::Int64, false),
     ]));
-    let e = WriterBuilder::new(schema.clone())
+    let Err(e) = WriterBuilder::new(schema.clone())
         .with_codec(Codec::Deflate)
         .with_level(99)
         .build(Vec::new())
-        .err()
-        .expect("deflate has no level 99");
+    else {
+        panic!("deflate has no level 99")
+    };
     match e {
         Error::Level {
             codec,
@@ -128,12 +130,13 @@ fn a_level_the_codec_does_not_take_carries_its_levels() {
         }
         other => panic!("expected Level, got {other:?}"),
     }
-    let e = WriterBuilder::new(schema)
+    let Err(e) = WriterBuilder::new(schema)
         .with_codec(Codec::Snappy)
         .with_level(1)
         .build(Vec::new())
-        .err()
-        .expect("snappy has no levels");
+    else {
+        panic!("snappy has no levels")
+    };
     assert!(matches!(e, Error::Level { levels: None, .. }), "{e:?}: {e}");
     assert!(e.to_string().contains("has no compression levels"), "{e}");
 }
