@@ -40,7 +40,7 @@ for block in $blocks; do
     IFS=, read -ra names <<< "$small"
     for n in "${names[@]}"; do files+=("$dir/$n.avro"); done
   fi
-  { echo; echo "## Blocks of ${block} KiB"; echo; ./target/release/families --rounds "$rounds" "${files[@]}"; } >> "$out"
+  { echo; echo "## Blocks of ${block} KiB"; echo; "${CARGO_TARGET_DIR:-target}/release/families" --rounds "$rounds" "${files[@]}"; } >> "$out"
   first=0
 done
 cat benches/families_notes.md >> "$out"
