@@ -23,6 +23,7 @@ impl Bits {
         self.bytes.truncate(len);
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.bytes.len()
     }
@@ -51,26 +52,22 @@ impl Bits {
     }
 }
 
-/// Validity (true = valid), with a count of nulls so that an all-valid column gets no bitmap.
+/// Validity (true = valid). An all-valid column gets no bitmap: its nulls are counted once,
+/// at [`Validity::finish`], over the bytes (a vectorised pass), not per value, which would be
+/// a load, add and store of a counter in memory for every value of every nullable column.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Validity {
     bits: Bits,
-    nulls: usize,
 }
 
 impl Validity {
     #[inline(always)]
     pub(crate) fn push(&mut self, valid: bool) {
         self.bits.push(valid);
-        self.nulls += usize::from(!valid);
     }
 
     pub(crate) fn truncate(&mut self, len: usize) {
-        if len < self.bits.len() {
-            let dropped = self.bits.bytes[len..].iter().filter(|&&b| b == 0).count();
-            self.nulls -= dropped;
-            self.bits.truncate(len);
-        }
+        self.bits.truncate(len);
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {
@@ -79,9 +76,15 @@ impl Validity {
 
     /// The null buffer (None if every value is valid); the builder starts over.
     pub(crate) fn finish(&mut self) -> Option<NullBuffer> {
+        // Bytes are 0 or 1: all valid when they sum to the length (summed in u8 lanes of
+        // 255 bytes at most, which cannot overflow).
+        let bytes = &self.bits.bytes;
+        let valid: usize = bytes
+            .chunks(255)
+            .map(|c| usize::from(c.iter().fold(0u8, |acc, &b| acc.wrapping_add(b))))
+            .sum();
         let packed = self.bits.finish();
-        let nulls = std::mem::take(&mut self.nulls);
-        (nulls > 0).then(|| NullBuffer::new(packed))
+        (valid < packed.len()).then(|| NullBuffer::new(packed))
     }
 }
 

@@ -573,4 +573,89 @@ mod tests {
         let e = d.decode_block(&data, 2).unwrap_err();
         assert!(matches!(e.kind(), DecodeErrorKind::TrailingBytes(1)), "{e}");
     }
+
+    /// Nullable fields read their branch index as one byte on the fast path; an index written
+    /// as a longer (padded) varint sends the record to the reference path, which reads it as
+    /// before, and a bad index is an error naming the field, whichever order the union has.
+    #[test]
+    fn nullable_branch_bytes_padded_indexes_and_bad_indexes() {
+        const NULLABLE: &str = r#"{"type":"record","name":"r","fields":[
+            {"name":"a","type":["null","long"]},{"name":"b","type":["double","null"]}]}"#;
+        let mut d = decoder(NULLABLE, 100);
+        let mut data = Vec::new();
+        let mut expect = Vec::new();
+        for i in 0..100i64 {
+            // a: null every third record; b: null every fifth.
+            let a = (i % 3 != 0).then_some(i * 1000 - 7);
+            let b = (i % 5 != 0).then_some(i as f64 * 0.5);
+            let padded = i % 7 == 0;
+            match a {
+                Some(_) if padded => data.extend([0x82, 0x00]),
+                Some(_) => data.push(2),
+                None if padded => data.extend([0x80, 0x80, 0x00]),
+                None => data.push(0),
+            }
+            if let Some(v) = a {
+                Scalar.write_long(v, &mut data);
+            }
+            match b {
+                Some(v) => {
+                    data.push(if padded { 0x80 } else { 0 });
+                    if padded {
+                        data.push(0);
+                    }
+                    data.extend(v.to_le_bytes());
+                }
+                None => data.push(2),
+            }
+            expect.push((a, b));
+        }
+        let batches = d.decode_block(&data, 100).unwrap();
+        assert_eq!(batches.len(), 1);
+        let a = batches[0]
+            .column(0)
+            .as_any()
+            .downcast_ref::<Int64Array>()
+            .unwrap();
+        let b = batches[0]
+            .column(1)
+            .as_any()
+            .downcast_ref::<arrow_array::Float64Array>()
+            .unwrap();
+        let got: Vec<_> = (0..100)
+            .map(|i| {
+                (
+                    a.is_valid(i).then(|| a.value(i)),
+                    b.is_valid(i).then(|| b.value(i)),
+                )
+            })
+            .collect();
+        assert_eq!(got, expect);
+        assert_eq!(a.null_count(), 34);
+        assert_eq!(b.null_count(), 20);
+
+        // All valid: no null buffer at all.
+        let mut d = decoder(NULLABLE, 10);
+        let mut data = Vec::new();
+        for i in 0..10i64 {
+            data.push(2);
+            Scalar.write_long(i, &mut data);
+            data.push(0);
+            data.extend(1.5f64.to_le_bytes());
+        }
+        let batches = d.decode_block(&data, 10).unwrap();
+        assert!(batches[0].column(0).nulls().is_none());
+        assert!(batches[0].column(1).nulls().is_none());
+
+        // Branch index 2 (the byte 4) in either order of the union.
+        for (bad, field) in [(vec![4u8, 0], "a"), (vec![0, 4], "b")] {
+            let mut d = decoder(NULLABLE, 1000);
+            let e = d.decode_block(&bad, 1).unwrap_err();
+            assert!(
+                matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
+                "{e}"
+            );
+            assert_eq!(e.field_path(), field, "{e}");
+        }
+    }
 }

@@ -118,6 +118,8 @@ impl MapCol {
 pub(crate) struct NullableCol {
     /// Branch index of `null`: 0 for `["null", T]`, 1 for `[T, "null"]`.
     null_index: i64,
+    /// The one byte that encodes the other branch's index (zigzag 0 and 1: 0 and 2).
+    value_byte: u8,
     pub(super) validity: Validity,
     pub(crate) child: Column,
 }
@@ -126,6 +128,7 @@ impl NullableCol {
     pub(crate) fn new(null_index: i64, child: Column) -> Self {
         NullableCol {
             null_index,
+            value_byte: if null_index == 0 { 2 } else { 0 },
             validity: Validity::default(),
             child,
         }
@@ -140,14 +143,22 @@ impl NullableCol {
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
     ) {
-        let branch = f.branch_index();
-        if branch == 1 - self.null_index {
-            self.validity.push(true);
-            decode_primitive_sticky!(&mut self.child, f, other => nested_sticky(other, f, c));
-        } else if branch == self.null_index {
-            self.push_null();
-        } else {
-            f.fail();
+        // The branch index as its one encoded byte (zigzag 0 and 1: the bytes 0 and 2),
+        // compared without decoding it. Anything else fails the record, which the reference
+        // path then decodes again: it reports a bad index and accepts an index written as a
+        // longer (padded) varint, as it always did.
+        let value_byte = self.value_byte;
+        match f.buf.get(f.pos) {
+            Some(&b) if b == value_byte => {
+                f.pos += 1;
+                self.validity.push(true);
+                decode_primitive_sticky!(&mut self.child, f, other => nested_sticky(other, f, c));
+            }
+            Some(&b) if b == 2 - value_byte => {
+                f.pos += 1;
+                self.push_null();
+            }
+            _ => f.fail(),
         }
     }
 
