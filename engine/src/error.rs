@@ -423,6 +423,18 @@ pub enum PlanError {
         /// Why it has no Avro counterpart.
         reason: &'static str,
     },
+    /// The Avro schema derived from an Arrow schema is not valid Avro (two columns of one
+    /// name, a union of two Arrow types that are one Avro type, ...): give an Avro schema.
+    #[error(
+        "unsupported schema: the derived Avro schema is not valid ({reason}); give an Avro \
+         schema: {schema}"
+    )]
+    Underivable {
+        /// What the schema parser refused.
+        reason: String,
+        /// The derived schema, as JSON.
+        schema: String,
+    },
     /// A broken invariant inside avrow (a bug: please report it).
     #[error("internal error (please report this bug): {0}")]
     Internal(String),

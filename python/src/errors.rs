@@ -26,6 +26,10 @@ pub(crate) fn to_py(e: avrow::Error) -> PyErr {
         avrow::Error::Header { .. } | avrow::Error::Block { .. } | avrow::Error::Decode { .. } => {
             "InvalidFileError"
         }
+        avrow::Error::Plan {
+            source: avrow::avrow_engine::PlanError::Internal(_),
+            ..
+        } => "InternalError",
         avrow::Error::Schema { .. } | avrow::Error::Plan { .. } => "SchemaError",
         avrow::Error::Encode { .. } => "EncodeError",
         avrow::Error::UnknownCodec { .. } => "UnsupportedError",
@@ -34,8 +38,8 @@ pub(crate) fn to_py(e: avrow::Error) -> PyErr {
         | avrow::Error::SchemaMismatch { .. }
         | avrow::Error::NotSeekable { .. }
         | avrow::Error::Level { .. }
-        | avrow::Error::WriterFailed => "InvalidArgumentError",
-        avrow::Error::ThreadPool { .. } => "AvrowIOError",
+        | avrow::Error::WriterFailed
+        | avrow::Error::ThreadPool { .. } => "InvalidArgumentError",
         avrow::Error::Internal(_) => "InternalError",
         // (`avrow::Error` is non-exhaustive.)
         #[allow(unreachable_patterns)]

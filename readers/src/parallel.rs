@@ -34,17 +34,22 @@ const STREAM_UNIT_BYTES: u64 = 2 << 20;
 
 /// The thread pool used when all cores are asked for: one per process, created on first use.
 fn shared_pool() -> Result<Arc<ThreadPool>> {
-    static POOL: OnceLock<std::result::Result<Arc<ThreadPool>, String>> = OnceLock::new();
-    let threads = available_threads();
+    // The error keeps the threads rayon was to start (RAYON_NUM_THREADS, else every core).
+    static POOL: OnceLock<std::result::Result<Arc<ThreadPool>, (usize, String)>> = OnceLock::new();
     POOL.get_or_init(|| {
-        rayon::ThreadPoolBuilder::new()
-            .thread_name(|i| format!("avrow-{i}"))
+        let builder = rayon::ThreadPoolBuilder::new().thread_name(|i| format!("avrow-{i}"));
+        let threads = std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .filter(|&n: &usize| n > 0)
+            .unwrap_or_else(available_threads);
+        builder
             .build()
             .map(Arc::new)
-            .map_err(|e| e.to_string())
+            .map_err(|e| (threads, e.to_string()))
     })
     .clone()
-    .map_err(|reason| Error::ThreadPool { threads, reason })
+    .map_err(|(threads, reason)| Error::ThreadPool { threads, reason })
 }
 
 /// A pool of `threads` workers (the shared one when that is every core).

@@ -296,7 +296,7 @@ impl<'a, K: Kernel> Sticky<'a, K> {
     }
 
     /// A union branch index: a one-byte varint (every branch of a union of up to 64) read
-    /// directly, anything longer as a long. Nullable fields read one per value; the
+    /// directly, anything longer as a long. Unions (read or skipped) read one per value; the
     /// branch-free path of [`Sticky::long`] is built for longer varints.
     #[inline(always)]
     pub(crate) fn branch_index(&mut self) -> i64 {

@@ -16,9 +16,11 @@ use std::collections::HashSet;
 /// the names of their fields).
 ///
 /// # Errors
-/// [`PlanError::InvalidName`] for a column name that is not a valid Avro name,
-/// [`PlanError::NoAvroType`] for a type with no Avro counterpart (negative decimal scales, run-end encoded or list-view arrays,
-/// maps with non-string keys, unions with two children of one Avro type);
+/// [`PlanError::InvalidName`] for a column name that is not a valid Avro name;
+/// [`PlanError::NoAvroType`] for a type with no Avro counterpart (negative decimal scales,
+/// run-end encoded or list-view arrays, maps with non-string keys, unions with two children
+/// of one Avro type); [`PlanError::Underivable`] when the derived schema is still not valid
+/// Avro (two columns of one name, a union of `Int32` and `Date32`, a union in a union);
 /// [`PlanError::Incompatible`] if the metadata's schema does not parse.
 pub fn avro_schema_for(arrow: &ArrowSchema) -> Result<Schema, PlanError> {
     if let Some(json) = arrow.metadata().get(AVRO_SCHEMA_KEY) {
@@ -35,10 +37,9 @@ pub fn avro_schema_for(arrow: &ArrowSchema) -> Result<Schema, PlanError> {
         arrow.fields().iter().map(|f| f.as_ref()),
         "",
     )?;
-    Schema::parse(&root.to_string()).map_err(|e| {
-        PlanError::Internal(format!(
-            "the derived Avro schema is not valid ({e}): {root}"
-        ))
+    Schema::parse(&root.to_string()).map_err(|e| PlanError::Underivable {
+        reason: e.to_string(),
+        schema: root.to_string(),
     })
 }
 

@@ -3,9 +3,11 @@
 //! On x86-64 with AVX2, BMI1, BMI2, LZCNT and POPCNT (x86-64-v3: Haswell and later, every Zen)
 //! the loops of [`super::generic`] run inside `#[target_feature]` wrappers, where the 16-byte
 //! one-byte-value widening and the zigzag pass are vectorised with AVX2 and the bit scans use
-//! TZCNT/LZCNT/POPCNT: the [`BulkKind::V3`] path. Elsewhere, or when forced with
-//! `AVROW_BULK=baseline`, the same loops run as compiled for the baseline target (SSE2 on
-//! x86-64, NEON on aarch64, whose baseline includes it): the [`BulkKind::Baseline`] path.
+//! TZCNT/LZCNT/POPCNT: the [`BulkKind::V3`](super::BulkKind::V3) path. Elsewhere, or when
+//! forced with `AVROW_BULK=baseline`, the same loops run as compiled for the baseline target
+//! (SSE2 on x86-64, NEON on aarch64, whose baseline includes it): the
+//! [`BulkKind::Baseline`](super::BulkKind::Baseline) path. The choice is made once, in
+//! `select.rs`.
 
 use super::generic;
 use super::word::Bits;

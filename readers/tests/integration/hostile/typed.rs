@@ -140,3 +140,26 @@ fn a_level_the_codec_does_not_take_carries_its_levels() {
     assert!(matches!(e, Error::Level { levels: None, .. }), "{e:?}: {e}");
     assert!(e.to_string().contains("has no compression levels"), "{e}");
 }
+
+#[test]
+fn an_arrow_schema_that_derives_no_valid_avro_schema_is_a_plan_error_not_a_bug() {
+    use arrow::datatypes::{DataType, Field, Schema};
+    // Two columns of one name: Arrow allows it, an Avro record does not.
+    let schema = std::sync::Arc::new(Schema::new(vec![
+        Field::new("x", DataType::Int64, false),
+        Field::new("x", DataType::Utf8, false),
+    ]));
+    let Err(e) = WriterBuilder::new(schema).build(Vec::new()) else {
+        panic!("a record cannot have two fields named x")
+    };
+    match e {
+        Error::Plan {
+            source: PlanError::Underivable { reason, schema },
+            ..
+        } => {
+            assert!(schema.contains("\"x\""), "{schema}");
+            assert!(!reason.is_empty());
+        }
+        other => panic!("expected Underivable, got {other:?}"),
+    }
+}
