@@ -189,19 +189,77 @@ impl Skip {
 
 impl Skip {
     /// [`Skip::skip_sticky`] of a record's part: the flat kinds inline in the record's loop,
-    /// the others through a call.
+    /// and so are a union's flat branch (a nullable field: no call and no second dispatch per
+    /// value) and an array of fixed-size items; the others through a call.
     #[inline(always)]
     fn skip_part_sticky<K: Kernel>(&self, f: &mut Sticky<'_, K>) {
         match self {
             Skip::Bytes(n) => {
                 f.take(*n);
             }
+            Skip::Varint => {
+                if !skip_one(f.buf, &mut f.pos) {
+                    f.fail();
+                }
+            }
             Skip::Varints(k) => varints_sticky(f, *k as u64),
             Skip::Sized => {
                 f.len_prefix();
             }
+            Skip::Union(branches) => {
+                let b = f.branch_index();
+                match usize::try_from(b).ok().and_then(|b| branches.get(b)) {
+                    Some(Skip::Bytes(n)) => {
+                        f.take(*n);
+                    }
+                    Some(Skip::Varint) => {
+                        if !skip_one(f.buf, &mut f.pos) {
+                            f.fail();
+                        }
+                    }
+                    Some(Skip::Sized) => {
+                        f.len_prefix();
+                    }
+                    Some(branch) => branch.skip_sticky(f),
+                    None => f.fail(),
+                }
+            }
+            Skip::Array(item) => match **item {
+                Skip::Bytes(size) if size > 0 => fixed_items_sticky(f, size),
+                _ => blocks_sticky(f, item, false),
+            },
             other => other.skip_sticky(f),
         }
+    }
+}
+
+/// The blocks of an array of items of `size` (> 0) bytes each: [`blocks_sticky`]'s steps for
+/// such items without its general cases.
+#[inline(always)]
+fn fixed_items_sticky<K: Kernel>(f: &mut Sticky<'_, K>, size: usize) {
+    while !f.failed() {
+        let count = f.long();
+        if count == 0 {
+            return;
+        }
+        let bytes = if count < 0 {
+            let bytes = f.long();
+            if bytes < 0 {
+                f.fail();
+                return;
+            }
+            bytes as u64
+        } else {
+            match (count as u64).checked_mul(size as u64) {
+                Some(total) if total <= (f.buf.len() - f.pos) as u64 => total,
+                _ => {
+                    f.fail();
+                    return;
+                }
+            }
+        };
+        // `take` fails if it is past the end.
+        f.take(usize::try_from(bytes).unwrap_or(usize::MAX));
     }
 }
 
