@@ -1,7 +1,7 @@
 //! The scan: [`AvrowSource`] (DataFusion's `FileSource`) and its opener, which reads one file
 //! or one byte range of it with avrow on a blocking thread and hands batches to the stream
-//! through a channel of two (memory stays bounded; a dropped stream, at a `LIMIT` for
-//! example, stops the read).
+//! in groups through a channel of one group (memory stays bounded; a dropped stream, at a
+//! `LIMIT` for example, stops the read).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -407,7 +407,7 @@ impl FileOpener for AvrowOpener {
             .map(|r| r.start.max(0) as u64..r.end.max(0) as u64);
         Ok(Box::pin(async move {
             let input = files.locate(&store, &file.object_meta, splits).await?;
-            let (tx, rx) = tokio::sync::mpsc::channel::<Result<RecordBatch>>(2);
+            let (tx, rx) = tokio::sync::mpsc::channel::<Vec<Result<RecordBatch>>>(1);
             let opened = tokio::sync::oneshot::channel::<Result<()>>();
             tokio::task::spawn_blocking(move || {
                 let scan =
@@ -424,9 +424,9 @@ impl FileOpener for AvrowOpener {
                 // A panic must not end the stream early as if the file had ended there.
                 let run = std::panic::AssertUnwindSafe(|| scan.run(&tx, limit));
                 if std::panic::catch_unwind(run).is_err() {
-                    let _ = tx.blocking_send(Err(DataFusionError::Internal(
+                    let _ = tx.blocking_send(vec![Err(DataFusionError::Internal(
                         "the avrow scan stopped on a panic".into(),
-                    )));
+                    ))]);
                 }
             });
             opened
@@ -434,12 +434,22 @@ impl FileOpener for AvrowOpener {
                 .await
                 .map_err(|e| DataFusionError::External(Box::new(e)))??;
             Ok(futures::stream::unfold(rx, |mut rx| async move {
-                rx.recv().await.map(|item| (item, rx))
+                rx.recv()
+                    .await
+                    .map(|items| (futures::stream::iter(items), rx))
             })
+            .flatten()
             .boxed())
         }))
     }
 }
+
+/// Batches a scan hands to its stream at once, at most.
+const GROUP_BATCHES: usize = 4;
+
+/// A group is sent once its batches hold this many bytes: with the channel's one group and
+/// the one the stream is reading, memory in flight stays a few groups.
+const GROUP_BYTES: usize = 16 << 20;
 
 /// One open read, on a blocking thread.
 struct Scan {
@@ -542,27 +552,63 @@ impl Scan {
         })
     }
 
-    fn run(self, tx: &tokio::sync::mpsc::Sender<Result<RecordBatch>>, limit: Option<usize>) {
+    /// The scan's batches, adapted to the table's columns, up to `limit` rows (at least) and
+    /// up to the first error.
+    fn batches(self, limit: Option<usize>) -> impl Iterator<Item = Result<RecordBatch>> {
+        let Scan {
+            reader,
+            adapter,
+            rows_only,
+        } = self;
         let mut rows = 0usize;
-        for batch in self.reader {
-            let item = batch.map_err(external).and_then(|b| match &self.rows_only {
+        let mut done = false;
+        reader.map_while(move |batch| {
+            if done {
+                return None;
+            }
+            let item = batch.map_err(external).and_then(|b| match &rows_only {
                 Some(empty) => Ok(RecordBatch::try_new_with_options(
                     Arc::clone(empty),
                     vec![],
                     &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
                 )?),
-                None => self.adapter.adapt_batch(&b),
+                None => adapter.adapt_batch(&b),
             });
-            let failed = item.is_err();
+            match &item {
+                Ok(b) => {
+                    rows += b.num_rows();
+                    done = limit.is_some_and(|limit| rows >= limit);
+                }
+                Err(_) => done = true,
+            }
+            Some(item)
+        })
+    }
+
+    /// Send the batches in groups ([`GROUP_BATCHES`], [`GROUP_BYTES`]): the stream's task
+    /// decodes nothing and usually waits, so every send wakes it (a futex and, across cores,
+    /// an interrupt: costly in a VM); a group wakes it once for several batches. The first
+    /// batch goes alone, for whoever needs only the first rows.
+    fn run(self, tx: &tokio::sync::mpsc::Sender<Vec<Result<RecordBatch>>>, limit: Option<usize>) {
+        let mut group = Vec::with_capacity(GROUP_BATCHES);
+        let mut bytes = 0;
+        let mut first = true;
+        for item in self.batches(limit) {
             if let Ok(b) = &item {
-                rows += b.num_rows();
+                bytes += b.get_array_memory_size();
             }
-            if tx.blocking_send(item).is_err() || failed {
-                return;
+            let failed = item.is_err();
+            group.push(item);
+            if first || group.len() >= GROUP_BATCHES || bytes >= GROUP_BYTES || failed {
+                first = false;
+                bytes = 0;
+                if tx.blocking_send(std::mem::take(&mut group)).is_err() {
+                    return;
+                }
             }
-            if limit.is_some_and(|limit| rows >= limit) {
-                return;
-            }
+        }
+        if !group.is_empty() {
+            let _ = tx.blocking_send(group);
         }
     }
 }
