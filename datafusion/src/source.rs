@@ -560,20 +560,26 @@ impl Scan {
             adapter,
             rows_only,
         } = self;
+        let mut reader = reader;
         let mut rows = 0usize;
         let mut done = false;
-        reader.map_while(move |batch| {
+        // `done` is checked before the reader is asked: nothing is decoded past the limit or
+        // an error.
+        std::iter::from_fn(move || {
             if done {
                 return None;
             }
-            let item = batch.map_err(external).and_then(|b| match &rows_only {
-                Some(empty) => Ok(RecordBatch::try_new_with_options(
-                    Arc::clone(empty),
-                    vec![],
-                    &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
-                )?),
-                None => adapter.adapt_batch(&b),
-            });
+            let item = reader
+                .next()?
+                .map_err(external)
+                .and_then(|b| match &rows_only {
+                    Some(empty) => Ok(RecordBatch::try_new_with_options(
+                        Arc::clone(empty),
+                        vec![],
+                        &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
+                    )?),
+                    None => adapter.adapt_batch(&b),
+                });
             match &item {
                 Ok(b) => {
                     rows += b.num_rows();

@@ -494,6 +494,13 @@ mod tests {
         let (mut ok, mut bad) = (0, 0);
         for _ in 0..20_000 {
             let s = tree(&mut rng, 3);
+            // Half the time a record's part (a one-part record collapses to its part): the
+            // record loop's inline paths.
+            let s = if rng() % 2 == 0 {
+                Skip::record(vec![Skip::Sized, s])
+            } else {
+                s
+            };
             let mut buf = Vec::new();
             for _ in 0..1 + rng() % 3 {
                 value(&mut rng, &s, &mut buf);
@@ -516,6 +523,57 @@ mod tests {
         }
         // Both outcomes were exercised.
         assert!(ok > 1000 && bad > 1000, "{ok} accepted, {bad} refused");
+    }
+
+    /// The record loop's inline paths at the edges of their varints: counts and sizes at the
+    /// ends of the range, products that overflow, branch indexes out of range.
+    #[test]
+    fn inline_parts_agree_with_the_reference_at_the_edges() {
+        let s = Skip::record(vec![
+            Skip::Sized,
+            Skip::Union(vec![
+                Skip::Bytes(0),
+                Skip::Varint,
+                Skip::Sized,
+                Skip::Bytes(4),
+            ]),
+            Skip::Array(Box::new(Skip::Bytes(8))),
+            Skip::Varint,
+        ]);
+        let edges = [
+            0,
+            1,
+            -1,
+            2,
+            3,
+            4,
+            -2,
+            i64::MAX,
+            i64::MIN,
+            i64::MAX / 8 + 1,
+            1 << 40,
+        ];
+        let mut checked = 0;
+        for &branch in &edges {
+            for &count in &edges {
+                for &size in &edges {
+                    let mut buf = vec![0];
+                    varint(&mut buf, branch);
+                    buf.extend([1, 2, 3, 4]);
+                    varint(&mut buf, count);
+                    varint(&mut buf, size);
+                    buf.extend([0u8; 24]);
+                    varint(&mut buf, 0);
+                    varint(&mut buf, 5);
+                    for cut in [buf.len(), buf.len() / 2] {
+                        let b = &buf[..cut];
+                        assert_eq!(sticky(&s, b), reference(&s, b), "{b:02x?}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 2 * edges.len().pow(3));
     }
 
     #[test]
