@@ -556,11 +556,10 @@ impl Scan {
     /// up to the first error.
     fn batches(self, limit: Option<usize>) -> impl Iterator<Item = Result<RecordBatch>> {
         let Scan {
-            reader,
+            mut reader,
             adapter,
             rows_only,
         } = self;
-        let mut reader = reader;
         let mut rows = 0usize;
         let mut done = false;
         // `done` is checked before the reader is asked: nothing is decoded past the limit or

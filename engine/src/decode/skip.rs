@@ -193,34 +193,19 @@ impl Skip {
     /// value) and an array of fixed-size items; the others through a call.
     #[inline(always)]
     fn skip_part_sticky<K: Kernel>(&self, f: &mut Sticky<'_, K>) {
+        if self.skip_flat_sticky(f) {
+            return;
+        }
         match self {
-            Skip::Bytes(n) => {
-                f.take(*n);
-            }
-            Skip::Varint => {
-                if !skip_one(f.buf, &mut f.pos) {
-                    f.fail();
-                }
-            }
             Skip::Varints(k) => varints_sticky(f, *k as u64),
-            Skip::Sized => {
-                f.len_prefix();
-            }
             Skip::Union(branches) => {
                 let b = f.branch_index();
                 match usize::try_from(b).ok().and_then(|b| branches.get(b)) {
-                    Some(Skip::Bytes(n)) => {
-                        f.take(*n);
-                    }
-                    Some(Skip::Varint) => {
-                        if !skip_one(f.buf, &mut f.pos) {
-                            f.fail();
+                    Some(branch) => {
+                        if !branch.skip_flat_sticky(f) {
+                            branch.skip_sticky(f);
                         }
                     }
-                    Some(Skip::Sized) => {
-                        f.len_prefix();
-                    }
-                    Some(branch) => branch.skip_sticky(f),
                     None => f.fail(),
                 }
             }
@@ -231,10 +216,31 @@ impl Skip {
             other => other.skip_sticky(f),
         }
     }
+
+    /// One value of a flat kind (fixed size, varint, string) stepped over inline; `false`,
+    /// with nothing read, for the other kinds.
+    #[inline(always)]
+    fn skip_flat_sticky<K: Kernel>(&self, f: &mut Sticky<'_, K>) -> bool {
+        match self {
+            Skip::Bytes(n) => {
+                f.take(*n);
+            }
+            Skip::Varint => {
+                if !skip_one(f.buf, &mut f.pos) {
+                    f.fail();
+                }
+            }
+            Skip::Sized => {
+                f.len_prefix();
+            }
+            _ => return false,
+        }
+        true
+    }
 }
 
-/// The blocks of an array of items of `size` (> 0) bytes each: [`blocks_sticky`]'s steps for
-/// such items without its general cases.
+/// The blocks of an array of items of `size` (> 0) bytes each, a block in one step: inline in
+/// a record's loop, and [`blocks_sticky`]'s path for such items.
 #[inline(always)]
 fn fixed_items_sticky<K: Kernel>(f: &mut Sticky<'_, K>, size: usize) {
     while !f.failed() {
@@ -280,6 +286,11 @@ fn varints_sticky<K: Kernel>(f: &mut Sticky<'_, K>, n: u64) {
 /// refuses such a count up front, by the items' least size; both refuse it); items of no bytes
 /// are not looked at.
 fn blocks_sticky<K: Kernel>(f: &mut Sticky<'_, K>, item: &Skip, map: bool) {
+    if let (false, &Skip::Bytes(size)) = (map, item) {
+        if size > 0 {
+            return fixed_items_sticky(f, size);
+        }
+    }
     while !f.failed() {
         let count = f.long();
         if count == 0 {
@@ -309,15 +320,6 @@ fn blocks_sticky<K: Kernel>(f: &mut Sticky<'_, K>, item: &Skip, map: bool) {
                 }
                 varints_sticky(f, n * k);
             }
-            (false, Skip::Bytes(size)) => match n.checked_mul(*size as u64) {
-                Some(total) if total <= left => {
-                    f.take(total as usize);
-                }
-                _ => {
-                    f.fail();
-                    return;
-                }
-            },
             (false, Skip::Sized | Skip::Str) => {
                 for _ in 0..n {
                     f.len_prefix();
