@@ -263,7 +263,7 @@ fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<
                     ))
                 })?;
                 totals.2 += block.data().len() as u64;
-                if totals.0 % 1024 == 0 {
+                if totals.0.is_multiple_of(1024) {
                     Python::attach(|py| py.check_signals()).map_err(Stop::Python)?;
                 }
             }

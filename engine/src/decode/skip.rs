@@ -398,7 +398,7 @@ mod tests {
 
     /// A random skip tree of at most `depth` levels.
     fn tree(rng: &mut impl FnMut() -> u64, depth: usize) -> Skip {
-        let leaf = depth == 0 || rng() % 3 == 0;
+        let leaf = depth == 0 || rng().is_multiple_of(3);
         match rng() % if leaf { 6 } else { 11 } {
             0 => Skip::Bytes((rng() % 9) as usize),
             1 | 2 => Skip::Varint,
@@ -453,7 +453,7 @@ mod tests {
                         }
                         value(rng, item, &mut items);
                     }
-                    if rng() % 3 == 0 {
+                    if rng().is_multiple_of(3) {
                         varint(out, -(n as i64));
                         varint(out, items.len() as i64);
                     } else {
@@ -498,7 +498,7 @@ mod tests {
             let s = tree(&mut rng, 3);
             // Half the time a record's part (a one-part record collapses to its part): the
             // record loop's inline paths.
-            let s = if rng() % 2 == 0 {
+            let s = if rng().is_multiple_of(2) {
                 Skip::record(vec![Skip::Sized, s])
             } else {
                 s

@@ -9,6 +9,7 @@ use super::plan::Scale;
 use super::sink::{put_fixed, put_long};
 use super::views::{Decs, Ints};
 use super::{EncodeError, EncodeErrorKind};
+use crate::varint::{Fast, Kernel};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
 use arrow_buffer::{i256, ToByteSlice};
@@ -220,12 +221,7 @@ impl<'a> Bound<'a> {
                                 int32: false,
                             },
                             None,
-                        ) => {
-                            out.reserve(10 * (end - start));
-                            for &x in &v[start..end] {
-                                put_long(out, x);
-                            }
-                        }
+                        ) => Fast.write_longs(&v[start..end], out),
                         (
                             Kind::Int {
                                 values: Ints::I32(v),
@@ -233,12 +229,7 @@ impl<'a> Bound<'a> {
                                 ..
                             },
                             None,
-                        ) => {
-                            out.reserve(5 * (end - start));
-                            for &x in &v[start..end] {
-                                put_long(out, i64::from(x));
-                            }
-                        }
+                        ) => Fast.write_ints(&v[start..end], out),
                         (Kind::Record(_), None) => {
                             for k in start..end {
                                 item.write_record(k, row, out)?;

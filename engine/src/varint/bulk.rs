@@ -16,11 +16,19 @@ use super::VarintError;
 #[cfg(target_arch = "x86_64")]
 use super::x86_64;
 
-/// Whether the loops run the x86-64-v3 path (only ever true where [`x86_64::has_v3`] is).
+/// Whether the loops run the x86-64-v3 path or the AVX-512 one, whose decode loops are v3's
+/// (only ever true where [`x86_64::has_v3`] is).
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn use_v3() -> bool {
-    super::select::effective_bulk() == super::select::BulkKind::V3
+    super::select::effective_bulk() != super::select::BulkKind::Baseline
+}
+
+/// Whether the encoders run the AVX-512 path (only ever true where [`x86_64::has_v4`] is).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn use_v4() -> bool {
+    super::select::effective_bulk() == super::select::BulkKind::V4
 }
 
 /// Decode `n` zigzag longs (see [`Kernel::read_longs`](super::Kernel::read_longs)).
@@ -83,12 +91,36 @@ pub(crate) fn skip<B: Bits>(
 #[inline]
 pub(crate) fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec<u8>) {
     #[cfg(target_arch = "x86_64")]
+    if use_v4() {
+        // SAFETY: `use_v4` is true only where `has_v4` detected every feature
+        // `v4::write_longs` is compiled for (see `select::bulk_selection`).
+        return unsafe { x86_64::v4::write_longs(bits, values, out) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if use_v3() {
         // SAFETY: `use_v3` is true only where `has_v3` detected every feature
         // `v3::write_longs` is compiled for (see `select::bulk_selection`).
         return unsafe { x86_64::v3::write_longs(bits, values, out) };
     }
     generic::write_longs(bits, values, out)
+}
+
+/// Append the zigzag encodings of the ints `values` (see
+/// [`Kernel::write_ints`](super::Kernel::write_ints)).
+#[inline]
+pub(crate) fn write_ints<B: Bits>(bits: B, values: &[i32], out: &mut Vec<u8>) {
+    #[cfg(target_arch = "x86_64")]
+    if use_v4() {
+        // SAFETY: `use_v4` is true only where `has_v4` detected every feature
+        // `v4::write_ints` is compiled for (see `select::bulk_selection`).
+        return unsafe { x86_64::v4::write_ints(bits, values, out) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if use_v3() {
+        // SAFETY: as in `write_longs`.
+        return unsafe { x86_64::v3::write_ints(bits, values, out) };
+    }
+    generic::write_ints(bits, values, out)
 }
 
 #[cfg(test)]
@@ -125,12 +157,13 @@ mod tests {
             match self.kind {
                 BulkKind::Baseline => generic::read_longs(self.bits, buf, pos, n, out, hint),
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `Path::new` checked that the v3 path is available (`has_v3`).
-                BulkKind::V3 => unsafe {
+                // SAFETY: `Path::new` checked that the path is available (`has_v3`; `v4`
+                // implies it).
+                BulkKind::V3 | BulkKind::V4 => unsafe {
                     x86_64::v3::read_longs(self.bits, buf, pos, n, out, hint)
                 },
                 #[cfg(not(target_arch = "x86_64"))]
-                BulkKind::V3 => unreachable!(),
+                BulkKind::V3 | BulkKind::V4 => unreachable!(),
             }
         }
 
@@ -145,10 +178,12 @@ mod tests {
             match self.kind {
                 BulkKind::Baseline => generic::read_ints(self.bits, buf, pos, n, out, hint),
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `Path::new` checked that the v3 path is available (`has_v3`).
-                BulkKind::V3 => unsafe { x86_64::v3::read_ints(self.bits, buf, pos, n, out, hint) },
+                // SAFETY: as in `read_longs`.
+                BulkKind::V3 | BulkKind::V4 => unsafe {
+                    x86_64::v3::read_ints(self.bits, buf, pos, n, out, hint)
+                },
                 #[cfg(not(target_arch = "x86_64"))]
-                BulkKind::V3 => unreachable!(),
+                BulkKind::V3 | BulkKind::V4 => unreachable!(),
             }
         }
 
@@ -156,10 +191,10 @@ mod tests {
             match self.kind {
                 BulkKind::Baseline => generic::skip(self.bits, buf, pos, n),
                 #[cfg(target_arch = "x86_64")]
-                // SAFETY: `Path::new` checked that the v3 path is available (`has_v3`).
-                BulkKind::V3 => unsafe { x86_64::v3::skip(self.bits, buf, pos, n) },
+                // SAFETY: as in `read_longs`.
+                BulkKind::V3 | BulkKind::V4 => unsafe { x86_64::v3::skip(self.bits, buf, pos, n) },
                 #[cfg(not(target_arch = "x86_64"))]
-                BulkKind::V3 => unreachable!(),
+                BulkKind::V3 | BulkKind::V4 => unreachable!(),
             }
         }
 
@@ -169,8 +204,25 @@ mod tests {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `Path::new` checked that the v3 path is available (`has_v3`).
                 BulkKind::V3 => unsafe { x86_64::v3::write_longs(self.bits, values, out) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `Path::new` checked that the v4 path is available (`has_v4`).
+                BulkKind::V4 => unsafe { x86_64::v4::write_longs(self.bits, values, out) },
                 #[cfg(not(target_arch = "x86_64"))]
-                BulkKind::V3 => unreachable!(),
+                BulkKind::V3 | BulkKind::V4 => unreachable!(),
+            }
+        }
+
+        fn write_ints(self, values: &[i32], out: &mut Vec<u8>) {
+            match self.kind {
+                BulkKind::Baseline => generic::write_ints(self.bits, values, out),
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `Path::new` checked that the v3 path is available (`has_v3`).
+                BulkKind::V3 => unsafe { x86_64::v3::write_ints(self.bits, values, out) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `Path::new` checked that the v4 path is available (`has_v4`).
+                BulkKind::V4 => unsafe { x86_64::v4::write_ints(self.bits, values, out) },
+                #[cfg(not(target_arch = "x86_64"))]
+                BulkKind::V3 | BulkKind::V4 => unreachable!(),
             }
         }
     }
@@ -283,6 +335,14 @@ mod tests {
         let mut got = vec![0xaa];
         path.write_longs(values, &mut got);
         assert_eq!(got, want, "{}: write_longs", path.kind);
+        // The same values as ints (truncated), after a prefix of every length mod 8 so that
+        // the groups start anywhere.
+        let ints: Vec<i32> = values.iter().map(|&v| v as i32).collect();
+        let mut want = vec![0xaa; values.len() % 8];
+        Scalar.write_ints(&ints, &mut want);
+        let mut got = vec![0xaa; values.len() % 8];
+        path.write_ints(&ints, &mut got);
+        assert_eq!(got, want, "{}: write_ints", path.kind);
     }
 
     #[test]

@@ -763,3 +763,24 @@ pub(crate) fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec<u8>) {
         unsafe { out.set_len(start + q) };
     }
 }
+
+/// Append the zigzag encodings of the ints `values` (at most five bytes each): reserve once
+/// per chunk of [`ENCODE_CHUNK`] values and write through a local cursor.
+#[inline(always)]
+pub(crate) fn write_ints<B: Bits>(bits: B, values: &[i32], out: &mut Vec<u8>) {
+    for chunk in values.chunks(ENCODE_CHUNK) {
+        out.reserve(chunk.len() * MAX_LEN);
+        let start = out.len();
+        // SAFETY: `reserve` made `chunk.len() * MAX_LEN` bytes of spare capacity at `start`;
+        // every value writes at most `MAX_LEN` bytes at the cursor `q`, which grows by at most
+        // `MAX_LEN` per value.
+        let base = unsafe { out.as_mut_ptr().add(start) };
+        let mut q = 0usize;
+        for &v in chunk {
+            // SAFETY: see above.
+            q += unsafe { encode_at(bits, super::zigzag64(i64::from(v)), base.add(q)) };
+        }
+        // SAFETY: the `q` bytes at `start` were initialised above and are within capacity.
+        unsafe { out.set_len(start + q) };
+    }
+}

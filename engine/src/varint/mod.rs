@@ -16,14 +16,17 @@
 //! - `Bmi2` (x86-64 only): `Fast` with PEXT/PDEP, chosen where they are fast.
 //!
 //! Bulk paths (arrays: [`Kernel::read_longs`], [`Kernel::read_ints`], [`Kernel::skip`],
-//! [`Kernel::write_longs`] of `fast` and `bmi2`) additionally run loops compiled for an
+//! [`Kernel::write_longs`], [`Kernel::write_ints`] of `fast` and `bmi2`) additionally run loops compiled for an
 //! instruction set chosen once per process ([`BulkKind`], [`selected_bulk`]):
 //! - [`BulkKind::Baseline`]: the target's baseline (SSE2 on x86-64, NEON on aarch64), every
 //!   CPU. Reached on x86-64-v3 CPUs only when forced with `AVROW_BULK=baseline`.
 //! - [`BulkKind::V3`] (x86-64 only): compiled for AVX2/BMI1/BMI2/LZCNT/POPCNT, chosen where
 //!   they are all present.
+//! - [`BulkKind::V4`] (x86-64 only): v3's decode loops, and [`Kernel::write_longs`] /
+//!   [`Kernel::write_ints`] eight values at a time with AVX-512 (F, BW, CD, VL, VBMI, VBMI2),
+//!   chosen where those are present too.
 //!
-//! Forcing: `AVROW_VARINT=scalar|fast|bmi2` forces the kernel and `AVROW_BULK=baseline|v3` the
+//! Forcing: `AVROW_VARINT=scalar|fast|bmi2` forces the kernel and `AVROW_BULK=baseline|v3|v4` the
 //! bulk path (both read once per process; an unknown or unavailable name is an error that the
 //! readers report and `avrow --version` prints). CI runs the test suites under each.
 //!
@@ -321,6 +324,13 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
     #[inline]
     fn write_longs(self, values: &[i64], out: &mut Vec<u8>) {
         bulk::write_longs(self.bits(), values, out)
+    }
+
+    /// Append the zigzag varint encodings of all the ints `values` (Avro `int`s: at most five
+    /// bytes each), as [`Kernel::write_longs`] does.
+    #[inline]
+    fn write_ints(self, values: &[i32], out: &mut Vec<u8>) {
+        bulk::write_ints(self.bits(), values, out)
     }
 }
 

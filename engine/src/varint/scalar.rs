@@ -129,4 +129,10 @@ impl Kernel for Scalar {
             self.write_long(v, out);
         }
     }
+
+    fn write_ints(self, values: &[i32], out: &mut Vec<u8>) {
+        for &v in values {
+            self.write_long(i64::from(v), out);
+        }
+    }
 }

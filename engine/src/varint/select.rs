@@ -19,6 +19,9 @@ pub enum BulkKind {
     Baseline,
     /// The loops compiled for x86-64-v3 (AVX2, BMI1, BMI2, LZCNT, POPCNT).
     V3,
+    /// v3's decode loops and an encoder of eight varints at a time with AVX-512 (F, BW, CD,
+    /// VL, VBMI, VBMI2: Ice Lake and later, Zen 4 and later).
+    V4,
 }
 
 impl BulkKind {
@@ -27,6 +30,7 @@ impl BulkKind {
         match self {
             BulkKind::Baseline => "baseline",
             BulkKind::V3 => "v3",
+            BulkKind::V4 => "v4",
         }
     }
 }
@@ -67,7 +71,7 @@ impl Choice {
     pub fn names(self) -> &'static [&'static str] {
         match self {
             Choice::Kernel => &["scalar", "fast", "bmi2"],
-            Choice::BulkPath => &["baseline", "v3"],
+            Choice::BulkPath => &["baseline", "v3", "v4"],
         }
     }
 }
@@ -193,7 +197,7 @@ pub fn selected() -> Result<KernelKind, SelectionError> {
 const KERNELS: [KernelKind; 3] = [KernelKind::Scalar, KernelKind::Fast, KernelKind::Bmi2];
 
 /// Every bulk path, in [`Choice::names`] order.
-const BULK_PATHS: [BulkKind; 2] = [BulkKind::Baseline, BulkKind::V3];
+const BULK_PATHS: [BulkKind; 3] = [BulkKind::Baseline, BulkKind::V3, BulkKind::V4];
 
 /// The fastest kernel this CPU can run: `bmi2` where PEXT/PDEP are fast, otherwise `fast`.
 /// Never `scalar`, which is only used when forced.
@@ -278,17 +282,19 @@ pub fn selected_bulk() -> Result<BulkKind, SelectionError> {
     bulk_selection().forced.clone()
 }
 
-/// The path the bulk loops run (only ever `V3` where the CPU has its features).
+/// The path the bulk loops run (only ever `V3` or `V4` where the CPU has its features).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline]
 pub(crate) fn effective_bulk() -> BulkKind {
     bulk_selection().effective
 }
 
-/// The fastest bulk path this CPU can run: `v3` where its features are present, otherwise
-/// `baseline`.
+/// The fastest bulk path this CPU can run: `v4`, else `v3`, where their features are present,
+/// otherwise `baseline`.
 pub fn best_bulk() -> BulkKind {
-    if is_bulk_available(BulkKind::V3) {
+    if is_bulk_available(BulkKind::V4) {
+        BulkKind::V4
+    } else if is_bulk_available(BulkKind::V3) {
         BulkKind::V3
     } else {
         BulkKind::Baseline
@@ -301,8 +307,10 @@ pub fn is_bulk_available(kind: BulkKind) -> bool {
         BulkKind::Baseline => true,
         #[cfg(target_arch = "x86_64")]
         BulkKind::V3 => x86_64::has_v3(),
+        #[cfg(target_arch = "x86_64")]
+        BulkKind::V4 => x86_64::has_v4(),
         #[cfg(not(target_arch = "x86_64"))]
-        BulkKind::V3 => false,
+        BulkKind::V3 | BulkKind::V4 => false,
     }
 }
 
@@ -350,7 +358,7 @@ mod tests {
         );
         assert_eq!(
             unknown.to_string(),
-            "AVROW_BULK=warp: unknown bulk path (expected baseline or v3)"
+            "AVROW_BULK=warp: unknown bulk path (expected baseline, v3 or v4)"
         );
         let unknown = parse_forced(Choice::Kernel, "avx", &KERNELS, is_available).unwrap_err();
         assert_eq!(

@@ -314,7 +314,7 @@ mod tests {
             values.push(match i / (total / 4) {
                 0 => r & if r & 1 == 0 { 0x7f } else { 0x3fff },
                 1 => (r & 0x1f_ffff) | (1 << 14),
-                2 if r % 64 == 0 => u64::MAX,
+                2 if r.is_multiple_of(64) => u64::MAX,
                 2 => r >> (r % 64),
                 _ => r & 0x7f,
             });

@@ -116,7 +116,7 @@ struct Interrupting {
 impl Read for Interrupting {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         self.calls += 1;
-        if self.calls % 2 == 0 {
+        if self.calls.is_multiple_of(2) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::Interrupted,
                 "try again",

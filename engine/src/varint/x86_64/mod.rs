@@ -1,7 +1,9 @@
-//! x86-64: CPU feature detection, the [`Bmi2`] kernel and the x86-64-v3 bulk loops.
+//! x86-64: CPU feature detection, the [`Bmi2`] kernel, the x86-64-v3 bulk loops and the
+//! AVX-512 bulk encoder.
 
 mod bmi2;
 pub(crate) mod v3;
+pub(crate) mod v4;
 
 pub use bmi2::Bmi2;
 
@@ -14,6 +16,8 @@ struct Features {
     fast_pext: bool,
     /// AVX2, BMI1, BMI2, LZCNT and POPCNT are all present (x86-64-v3 for our purposes).
     v3: bool,
+    /// `v3` and AVX-512 F, BW, CD, VL, VBMI and VBMI2 (Ice Lake and later, Zen 4 and later).
+    v4: bool,
 }
 
 fn features() -> Features {
@@ -25,6 +29,7 @@ fn features() -> Features {
             return Features {
                 fast_pext: false,
                 v3: false,
+                v4: false,
             };
         }
         let bmi2 = std::arch::is_x86_feature_detected!("bmi2");
@@ -33,13 +38,21 @@ fn features() -> Features {
         // LZCNT), so require them.
         let lzcnt = std::arch::is_x86_feature_detected!("lzcnt");
         let bmi1 = std::arch::is_x86_feature_detected!("bmi1");
+        let v3 = bmi2
+            && std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("bmi1")
+            && std::arch::is_x86_feature_detected!("lzcnt")
+            && std::arch::is_x86_feature_detected!("popcnt");
         Features {
             fast_pext: bmi2 && bmi1 && lzcnt && !pext_is_slow(&vendor, family),
-            v3: bmi2
-                && std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("bmi1")
-                && std::arch::is_x86_feature_detected!("lzcnt")
-                && std::arch::is_x86_feature_detected!("popcnt"),
+            v3,
+            v4: v3
+                && std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512cd")
+                && std::arch::is_x86_feature_detected!("avx512vl")
+                && std::arch::is_x86_feature_detected!("avx512vbmi")
+                && std::arch::is_x86_feature_detected!("avx512vbmi2"),
         }
     })
 }
@@ -54,6 +67,12 @@ pub(crate) fn has_fast_pext() -> bool {
 #[inline]
 pub(crate) fn has_v3() -> bool {
     features().v3
+}
+
+/// Whether the AVX-512 bulk encoder ([`v4`]) can run on this CPU.
+#[inline]
+pub(crate) fn has_v4() -> bool {
+    features().v4
 }
 
 /// The CPUID vendor string and display family of this CPU.

@@ -61,3 +61,12 @@ pub(crate) unsafe fn skip<B: Bits>(
 pub(crate) unsafe fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec<u8>) {
     generic::write_longs(bits, values, out)
 }
+
+/// Bulk encode of ints, compiled for x86-64-v3.
+///
+/// # Safety
+/// The CPU must support AVX2, BMI1, BMI2, LZCNT and POPCNT ([`super::has_v3`]).
+#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+pub(crate) unsafe fn write_ints<B: Bits>(bits: B, values: &[i32], out: &mut Vec<u8>) {
+    generic::write_ints(bits, values, out)
+}

@@ -425,7 +425,7 @@ fn hinted_reads_switch_modes_and_equal_scalar() {
             let len = match segment % 3 {
                 0 => fixed,
                 1 => 1 + (next() % 10) as usize,
-                _ => 1 + usize::from(next() % 16 == 0),
+                _ => 1 + usize::from(next().is_multiple_of(16)),
             };
             values.push(value_of_len(len, next()));
         }

@@ -4,7 +4,7 @@
 use super::*;
 
 pub(super) fn hex(s: &str) -> Result<Vec<u8>, String> {
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return Err(format!("odd hex {s:?}"));
     }
     (0..s.len())
