@@ -12,6 +12,7 @@ mod config;
 mod error;
 mod format;
 mod inputs;
+mod mapped_ipc;
 mod output;
 mod progress;
 mod skips;

@@ -1,9 +1,11 @@
 //! What `convert` reads batches from: Avro through `avrow::Reader`, or an Arrow IPC file or
 //! stream or a Parquet file, recognised by their magic bytes (`ARROW1`, the IPC continuation
-//! marker, `PAR1`), so that `avrow convert data.parquet -o data.avro` works.
+//! marker, `PAR1`), so that `avrow convert data.parquet -o data.avro` works. IPC files are
+//! read in place (`mapped_ipc.rs`).
 
 use crate::error::usage;
 use crate::inputs::Input;
+use crate::mapped_ipc::MappedIpcFile;
 use anyhow::{Context, Result};
 use arrow::array::RecordBatch;
 use arrow::array::RecordBatchReader;
@@ -69,10 +71,8 @@ impl ArrowInput {
         let (schema, batches): (SchemaRef, Box<dyn Iterator<Item = Result<RecordBatch>>>) =
             match format {
                 InputFormat::IpcFile => {
-                    let r =
-                        arrow_ipc::reader::FileReader::try_new(std::io::BufReader::new(file), None)
-                            .with_context(|| format!("{name}: not a readable Arrow IPC file"))?;
-                    (r.schema(), Box::new(r.map(|b| b.map_err(Into::into))))
+                    let r = MappedIpcFile::open(path)?;
+                    (r.schema(), Box::new(r.into_batches()))
                 }
                 InputFormat::IpcStream => {
                     let r = arrow_ipc::reader::StreamReader::try_new(

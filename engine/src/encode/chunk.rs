@@ -8,6 +8,7 @@ use super::plan::Scale;
 use super::sink::{put_fixed, put_long};
 use super::views::{BinRef, Ints};
 use super::EncodeError;
+use crate::varint::{Fast, Kernel};
 
 /// Rows a record is encoded in at a time, column by column.
 const CHUNK_ROWS: usize = 256;
@@ -104,6 +105,26 @@ fn interleave(bufs: &[Vec<u8>], ends: &[Vec<usize>], n: usize, total: usize, out
     unsafe { out.set_len(base + total) };
 }
 
+/// Record in `ends` where each of the varints written to `buf` from `from` on ends: after
+/// every byte without the continuation bit, eight bytes at a time.
+fn varint_ends(buf: &[u8], from: usize, ends: &mut Vec<usize>) {
+    let mut words = buf[from..].chunks_exact(8);
+    let mut at = from;
+    for w in &mut words {
+        let mut last = !u64::from_le_bytes(w.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080;
+        while last != 0 {
+            ends.push(at + (last.trailing_zeros() as usize >> 3) + 1);
+            last &= last - 1;
+        }
+        at += 8;
+    }
+    for (i, &b) in words.remainder().iter().enumerate() {
+        if b < 0x80 {
+            ends.push(at + i + 1);
+        }
+    }
+}
+
 impl Bound<'_> {
     /// Append the values of rows `range` of a record's field to `buf`, recording where each
     /// ends in `ends`: one loop per kind of leaf, the value-by-value path for the rest.
@@ -129,7 +150,11 @@ impl Bound<'_> {
                     int32: false,
                 },
                 None,
-            ) => each!(|k| put_long(buf, v[k])),
+            ) => {
+                let from = buf.len();
+                Fast.write_longs(&v[range], buf);
+                varint_ends(buf, from, ends);
+            }
             (
                 Kind::Int {
                     values: Ints::I32(v),
@@ -137,7 +162,11 @@ impl Bound<'_> {
                     ..
                 },
                 None,
-            ) => each!(|k| put_long(buf, i64::from(v[k]))),
+            ) => {
+                let from = buf.len();
+                Fast.write_ints(&v[range], buf);
+                varint_ends(buf, from, ends);
+            }
             (Kind::F64(v), None) => each!(|k| put_fixed(buf, v[k].to_le_bytes())),
             (Kind::F32(v, false), None) => each!(|k| put_fixed(buf, v[k].to_le_bytes())),
             (Kind::Boolean(a), None) => each!(|k| buf.push(u8::from(a.value(k)))),

@@ -474,20 +474,27 @@ mod tests {
     #[test]
     fn chunked_rows_equal_row_by_row() {
         // A record of 33 fields (the chunked path) over 300 rows (two chunks): strings of 0
-        // to 40 bytes across the 16-byte copies, nulls; the same rows one at a time.
+        // to 40 bytes across the 16-byte copies, nulls, longs and ints without nulls (the
+        // bulk column path); the same rows one at a time.
         use crate::schema::Schema;
         use arrow_array::{Int64Array, RecordBatch, StringArray, StructArray};
         let rows = if cfg!(miri) { 260 } else { 300 };
         let mut columns: Vec<(String, arrow_array::ArrayRef)> = Vec::new();
         for c in 0..33 {
-            let a: arrow_array::ArrayRef = if c % 2 == 0 {
-                Arc::new(Int64Array::from_iter(
+            // Magnitudes of every varint length, so that the bulk column path's ends fall
+            // anywhere in its words.
+            let wide = |r: usize| ((r * 7919 + c) as i64 * 0x9e37_79b9) >> ((r + c) % 64);
+            let a: arrow_array::ArrayRef = match c % 4 {
+                0 => Arc::new(Int64Array::from_iter(
                     (0..rows).map(|r| (r % 5 != c % 5).then_some((r * c) as i64 - 99)),
-                ))
-            } else {
-                Arc::new(StringArray::from_iter_values(
+                )),
+                1 => Arc::new(Int64Array::from_iter_values((0..rows).map(wide))),
+                2 => Arc::new(arrow_array::Int32Array::from_iter_values(
+                    (0..rows).map(|r| wide(r) as i32),
+                )),
+                _ => Arc::new(StringArray::from_iter_values(
                     (0..rows).map(|r| "y".repeat((r * 3 + c) % 41)),
-                ))
+                )),
             };
             columns.push((format!("c{c}"), a));
         }

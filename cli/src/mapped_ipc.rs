@@ -1,0 +1,244 @@
+//! Arrow IPC files read in place: the file is memory-mapped and each batch's buffers point
+//! into the map (arrow-ipc's `FileDecoder` over slices of one `Buffer`), instead of
+//! `FileReader`'s copy of every block into zeroed memory read with `read(2)`. The checks are
+//! `FileReader`'s: the trailing magic and footer length, the footer's flatbuffer, the schema's
+//! endianness, and (added here, where `FileReader` would fail its read) every block inside the
+//! file; arrays are validated as `FileReader` validates them. arrow-ipc's decoding panics on
+//! some damaged files (an unknown type in the footer's schema): its calls here are guarded
+//! and such a panic is an error naming the file.
+
+use anyhow::{anyhow, Context, Result};
+use arrow::array::RecordBatch;
+use arrow::buffer::Buffer;
+use arrow::datatypes::SchemaRef;
+use arrow::error::ArrowError;
+use arrow_ipc::reader::{read_footer_length, FileDecoder};
+use arrow_ipc::Block;
+use std::path::Path;
+use std::sync::Arc;
+
+/// An Arrow IPC file, mapped, with its schema and the blocks of its record batches.
+pub struct MappedIpcFile {
+    name: String,
+    data: Buffer,
+    schema: SchemaRef,
+    decoder: FileDecoder,
+    blocks: Vec<Block>,
+}
+
+impl MappedIpcFile {
+    /// Maps `path` and reads its footer, schema and dictionaries.
+    pub fn open(path: &Path) -> Result<Self> {
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?;
+        // SAFETY: the map is only read. Another process truncating the file while it is
+        // converted would fault on access, as it would for the Avro inputs avrow maps
+        // (`avrow::ReaderBuilder`'s `mmap`); rewriting it in place would change the bytes
+        // read, which the array validation below still checks.
+        let map =
+            unsafe { memmap2::Mmap::map(&file) }.with_context(|| format!("cannot map {name}"))?;
+        let data = Buffer::from(bytes::Bytes::from_owner(map));
+        let bad = |what: String| anyhow!("{name}: not a readable Arrow IPC file: {what}");
+        let len = data.len();
+        if len < 10 {
+            return Err(bad(format!("{len} bytes, too short for a footer")));
+        }
+        let trailer: [u8; 10] = data[len - 10..].try_into().expect("10 bytes");
+        let footer_len = read_footer_length(trailer).map_err(|e| bad(e.to_string()))?;
+        if footer_len > len - 10 {
+            return Err(bad(format!(
+                "footer of {footer_len} bytes in a file of {len}"
+            )));
+        }
+        let footer = arrow_ipc::root_as_footer(&data[len - 10 - footer_len..len - 10])
+            .map_err(|e| bad(format!("footer: {e}")))?;
+        let fb_schema = footer
+            .schema()
+            .ok_or_else(|| bad("the footer has no schema".into()))?;
+        if !fb_schema.endianness().equals_to_target_endianness() {
+            return Err(bad(
+                "the file's endianness is not this machine's".to_string()
+            ));
+        }
+        let schema = Arc::new(
+            guarded(|| Ok(arrow_ipc::convert::fb_to_schema(fb_schema)))
+                .map_err(|e| bad(format!("schema: {e}")))?,
+        );
+        let mut decoder = FileDecoder::new(schema.clone(), footer.version());
+        for block in footer.dictionaries().into_iter().flatten() {
+            let bytes = slice(&data, block).map_err(&bad)?;
+            guarded(|| decoder.read_dictionary(block, &bytes))
+                .map_err(|e| bad(format!("dictionary at byte {}: {e}", block.offset())))?;
+        }
+        let blocks = footer
+            .recordBatches()
+            .ok_or_else(|| bad("the footer lists no record batches".into()))?
+            .iter()
+            .copied()
+            .collect();
+        Ok(MappedIpcFile {
+            name,
+            data,
+            schema,
+            decoder,
+            blocks,
+        })
+    }
+
+    /// The file's schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The record batches, in file order, decoded as they are asked for. A message that is not
+    /// a batch ends them, as with `FileReader`.
+    pub fn into_batches(self) -> impl Iterator<Item = Result<RecordBatch>> {
+        let MappedIpcFile {
+            name,
+            data,
+            decoder,
+            blocks,
+            ..
+        } = self;
+        let mut blocks = blocks.into_iter();
+        let mut done = false;
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            let block = blocks.next()?;
+            let batch = slice(&data, &block)
+                .map_err(|what| anyhow!("{name}: not a readable Arrow IPC file: {what}"))
+                .and_then(|bytes| {
+                    guarded(|| decoder.read_record_batch(&block, &bytes)).map_err(|e| {
+                        anyhow!("{name}: record batch at byte {}: {e}", block.offset())
+                    })
+                });
+            match batch {
+                Ok(Some(b)) => Some(Ok(b)),
+                Ok(None) => {
+                    done = true;
+                    None
+                }
+                Err(e) => {
+                    done = true;
+                    Some(Err(e))
+                }
+            }
+        })
+    }
+}
+
+/// `f`'s result, or its panic as an error (arrow-ipc panics on some damaged input).
+fn guarded<T>(f: impl FnOnce() -> Result<T, ArrowError>) -> std::result::Result<T, String> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(panic) => Err(panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "arrow-ipc failed on it".to_string())),
+    }
+}
+
+/// The bytes of `block` (its message and body) in `data`, or why they are not all there.
+fn slice(data: &Buffer, block: &Block) -> std::result::Result<Buffer, String> {
+    let offset = usize::try_from(block.offset()).ok();
+    let meta = usize::try_from(block.metaDataLength()).ok();
+    let body = usize::try_from(block.bodyLength()).ok();
+    let span = match (offset, meta, body) {
+        (Some(o), Some(m), Some(b)) => m
+            .checked_add(b)
+            .and_then(|n| Some((o, n, o.checked_add(n)?))),
+        _ => None,
+    };
+    match span {
+        Some((offset, n, end)) if end <= data.len() => Ok(data.slice_with_length(offset, n)),
+        _ => Err(format!(
+            "a block at byte {} of {} + {} bytes lies outside the file of {} bytes",
+            block.offset(),
+            block.metaDataLength(),
+            block.bodyLength(),
+            data.len()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, DictionaryArray, Int64Array, StringArray};
+    use arrow::datatypes::Int32Type;
+
+    fn write_ipc(batches: &[RecordBatch]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut w = arrow_ipc::writer::FileWriter::try_new(&mut out, &batches[0].schema()).unwrap();
+        for b in batches {
+            w.write(b).unwrap();
+        }
+        w.finish().unwrap();
+        drop(w);
+        out
+    }
+
+    fn batch(start: i64) -> RecordBatch {
+        let ids: ArrayRef = Arc::new(Int64Array::from_iter((start..start + 100).map(Some)));
+        let names: ArrayRef = Arc::new(StringArray::from_iter_values(
+            (start..start + 100).map(|i| format!("n{i}")),
+        ));
+        let kinds: ArrayRef = Arc::new(
+            (0..100)
+                .map(|i| ["a", "b", "c"][i % 3])
+                .collect::<DictionaryArray<Int32Type>>(),
+        );
+        RecordBatch::try_from_iter([("id", ids), ("name", names), ("kind", kinds)]).unwrap()
+    }
+
+    #[test]
+    fn reads_what_file_reader_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.arrow");
+        let bytes = write_ipc(&[batch(0), batch(100), batch(200)]);
+        std::fs::write(&path, &bytes).unwrap();
+        let want: Vec<RecordBatch> =
+            arrow_ipc::reader::FileReader::try_new(std::io::Cursor::new(bytes), None)
+                .unwrap()
+                .map(|b| b.unwrap())
+                .collect();
+        let mapped = MappedIpcFile::open(&path).unwrap();
+        assert_eq!(mapped.schema(), want[0].schema());
+        let got: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn damaged_files_are_errors_that_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = write_ipc(&[batch(0), batch(100)]);
+        let path = dir.path().join("bad.arrow");
+        let mut cases: Vec<Vec<u8>> = vec![
+            Vec::new(),
+            b"ARROW1".to_vec(),
+            good[..good.len() - 3].to_vec(),
+            good[..good.len() / 2].to_vec(),
+        ];
+        // Every byte of the footer and of the first block's message, flipped in turn.
+        let footer_len =
+            i32::from_le_bytes(good[good.len() - 10..good.len() - 6].try_into().unwrap());
+        let footer_start = good.len() - 10 - footer_len as usize;
+        for at in (footer_start..good.len() - 6).chain(8..200) {
+            let mut b = good.clone();
+            b[at] ^= 0xa5;
+            cases.push(b);
+        }
+        for bytes in cases {
+            std::fs::write(&path, &bytes).unwrap();
+            // Never a panic; an error names the file.
+            let result = MappedIpcFile::open(&path)
+                .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>());
+            if let Err(e) = result {
+                assert!(format!("{e:#}").contains("bad.arrow"), "{e:#}");
+            }
+        }
+    }
+}
