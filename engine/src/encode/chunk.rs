@@ -5,10 +5,13 @@
 use super::bind::Bound;
 use super::bind::Kind;
 use super::plan::Scale;
-use super::sink::{put_fixed, put_long};
+#[cfg(not(target_endian = "little"))]
+use super::sink::put_fixed;
 use super::views::{BinRef, Ints};
 use super::EncodeError;
 use crate::varint::{Fast, Kernel};
+#[cfg(target_endian = "little")]
+use arrow_buffer::ToByteSlice;
 
 /// Rows a record is encoded in at a time, column by column.
 const CHUNK_ROWS: usize = 256;
@@ -105,24 +108,42 @@ fn interleave(bufs: &[Vec<u8>], ends: &[Vec<usize>], n: usize, total: usize, out
     unsafe { out.set_len(base + total) };
 }
 
-/// Record in `ends` where each of the varints written to `buf` from `from` on ends: after
-/// every byte without the continuation bit, eight bytes at a time.
-fn varint_ends(buf: &[u8], from: usize, ends: &mut Vec<usize>) {
+/// Append `bytes`, values of `size` bytes each, recording where each ends.
+#[cfg(target_endian = "little")]
+fn fixed_column(bytes: &[u8], size: usize, buf: &mut Vec<u8>, ends: &mut Vec<usize>) {
+    let from = buf.len();
+    buf.extend_from_slice(bytes);
+    ends.extend((1..=bytes.len() / size).map(|k| from + k * size));
+}
+
+/// Record in `ends` where each of the `n` varints written to `buf` from `from` on ends:
+/// after every byte without the continuation bit, eight bytes at a time, into capacity
+/// reserved once.
+fn varint_ends(buf: &[u8], from: usize, n: usize, ends: &mut Vec<usize>) {
+    ends.reserve(n);
+    let spare = ends.spare_capacity_mut();
+    let mut k = 0;
     let mut words = buf[from..].chunks_exact(8);
     let mut at = from;
     for w in &mut words {
         let mut last = !u64::from_le_bytes(w.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080;
         while last != 0 {
-            ends.push(at + (last.trailing_zeros() as usize >> 3) + 1);
+            spare[k].write(at + (last.trailing_zeros() as usize >> 3) + 1);
+            k += 1;
             last &= last - 1;
         }
         at += 8;
     }
     for (i, &b) in words.remainder().iter().enumerate() {
         if b < 0x80 {
-            ends.push(at + i + 1);
+            spare[k].write(at + i + 1);
+            k += 1;
         }
     }
+    let len = ends.len();
+    // SAFETY: the first `k` elements of the spare capacity were written above (indexing
+    // checked them to be within it).
+    unsafe { ends.set_len(len + k) };
 }
 
 impl Bound<'_> {
@@ -152,8 +173,8 @@ impl Bound<'_> {
                 None,
             ) => {
                 let from = buf.len();
-                Fast.write_longs(&v[range], buf);
-                varint_ends(buf, from, ends);
+                Fast.write_longs(&v[range.clone()], buf);
+                varint_ends(buf, from, range.len(), ends);
             }
             (
                 Kind::Int {
@@ -164,23 +185,27 @@ impl Bound<'_> {
                 None,
             ) => {
                 let from = buf.len();
-                Fast.write_ints(&v[range], buf);
-                varint_ends(buf, from, ends);
+                Fast.write_ints(&v[range.clone()], buf);
+                varint_ends(buf, from, range.len(), ends);
             }
+            // Doubles and floats: their bytes as they are (Avro's encoding is little-endian
+            // IEEE 754, as Arrow's buffers are), the ends a fixed stride apart.
+            #[cfg(target_endian = "little")]
+            (Kind::F64(v), None) => fixed_column(v[range].to_byte_slice(), 8, buf, ends),
+            #[cfg(target_endian = "little")]
+            (Kind::F32(v, false), None) => fixed_column(v[range].to_byte_slice(), 4, buf, ends),
+            #[cfg(not(target_endian = "little"))]
             (Kind::F64(v), None) => each!(|k| put_fixed(buf, v[k].to_le_bytes())),
+            #[cfg(not(target_endian = "little"))]
             (Kind::F32(v, false), None) => each!(|k| put_fixed(buf, v[k].to_le_bytes())),
             (Kind::Boolean(a), None) => each!(|k| buf.push(u8::from(a.value(k)))),
             (
                 Kind::Bytes {
-                    values: BinRef::Utf8(a),
+                    values: values @ BinRef::Utf8(_),
                     check_utf8: false,
                 },
                 None,
-            ) => each!(|k| {
-                let b = a.value(k).as_bytes();
-                put_long(buf, b.len() as i64);
-                buf.extend_from_slice(b);
-            }),
+            ) => each!(|k| values.put(k, buf)),
             _ => each!(|k| self.write_field(k, k, buf)?),
         }
         Ok(())

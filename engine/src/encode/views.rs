@@ -112,6 +112,46 @@ impl BinRef<'_> {
         }
     }
 
+    /// The values buffer and the range of value `i` in it, where the array has one (not the
+    /// view arrays).
+    #[inline(always)]
+    pub(super) fn span(&self, i: usize) -> Option<(&[u8], usize, usize)> {
+        fn of<O: arrow_array::OffsetSizeTrait>(offsets: &[O], i: usize) -> (usize, usize) {
+            (offsets[i].as_usize(), offsets[i + 1].as_usize())
+        }
+        Some(match self {
+            BinRef::Utf8(a) => {
+                let (s, e) = of(a.value_offsets(), i);
+                (a.value_data(), s, e)
+            }
+            BinRef::LargeUtf8(a) => {
+                let (s, e) = of(a.value_offsets(), i);
+                (a.value_data(), s, e)
+            }
+            BinRef::Binary(a) => {
+                let (s, e) = of(a.value_offsets(), i);
+                (a.value_data(), s, e)
+            }
+            BinRef::LargeBinary(a) => {
+                let (s, e) = of(a.value_offsets(), i);
+                (a.value_data(), s, e)
+            }
+            BinRef::Utf8View(_) | BinRef::BinaryView(_) => return None,
+        })
+    }
+
+    /// Append value `i` as Avro `string` / `bytes` (length, then bytes).
+    #[inline(always)]
+    pub(super) fn put(&self, i: usize, out: &mut Vec<u8>) {
+        match self.span(i) {
+            Some((values, start, end)) => super::sink::put_bytes(out, values, start, end),
+            None => {
+                let b = self.get(i);
+                super::sink::put_bytes(out, b, 0, b.len());
+            }
+        }
+    }
+
     #[inline(always)]
     pub(super) fn get(&self, i: usize) -> &[u8] {
         match self {

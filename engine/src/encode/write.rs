@@ -88,12 +88,10 @@ impl<'a> Bound<'a> {
             }
             Kind::F64(v) => put_fixed(out, v[i].to_le_bytes()),
             Kind::Bytes { values, check_utf8 } => {
-                let b = values.get(i);
-                if *check_utf8 && simdutf8::basic::from_utf8(b).is_err() {
+                if *check_utf8 && simdutf8::basic::from_utf8(values.get(i)).is_err() {
                     return Err(self.error(EncodeErrorKind::InvalidUtf8, row));
                 }
-                put_long(out, b.len() as i64);
-                out.extend_from_slice(b);
+                values.put(i, out);
             }
             Kind::Dict { keys, value } => value.write(keys[i], row, out)?,
             Kind::DictEnum { keys, symbol } => match &symbol[keys[i]] {
@@ -253,9 +251,7 @@ impl<'a> Bound<'a> {
                 if end > start {
                     put_long(out, (end - start) as i64);
                     for k in start..end {
-                        let key = keys.get(k);
-                        put_long(out, key.len() as i64);
-                        out.extend_from_slice(key);
+                        keys.put(k, out);
                         value.write(k, row, out)?;
                     }
                 }
@@ -368,9 +364,7 @@ pub(super) fn write_leaf(kind: &Kind<'_>, i: usize, out: &mut Vec<u8>) -> bool {
             values,
             check_utf8: false,
         } => {
-            let b = values.get(i);
-            put_long(out, b.len() as i64);
-            out.extend_from_slice(b);
+            values.put(i, out);
         }
         _ => return false,
     }
@@ -472,10 +466,32 @@ mod tests {
     }
 
     #[test]
+    fn strings_are_written_as_length_and_bytes_at_every_edge() {
+        // Values of 0 to 40 bytes ending at every distance from the end of the values
+        // buffer (the fixed 16-byte copy needs 16 bytes from the value's start), after
+        // outputs of every length mod 16 and without spare capacity.
+        use super::super::sink::put_bytes;
+        let values: Vec<u8> = (0..64u8).collect();
+        for start in 0..values.len() {
+            for end in start..values.len().min(start + 40) + 1 {
+                for prefix in 0..17 {
+                    let mut got = vec![0xaa; prefix];
+                    got.shrink_to_fit();
+                    put_bytes(&mut got, &values, start, end);
+                    let mut want = vec![0xaa; prefix];
+                    put_long_reference(&mut want, (end - start) as i64);
+                    want.extend_from_slice(&values[start..end]);
+                    assert_eq!(got, want, "{start}..{end} after {prefix}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn chunked_rows_equal_row_by_row() {
         // A record of 33 fields (the chunked path) over 300 rows (two chunks): strings of 0
-        // to 40 bytes across the 16-byte copies, nulls, longs and ints without nulls (the
-        // bulk column path); the same rows one at a time.
+        // to 40 bytes across the 16-byte copies, nulls, longs, ints, doubles and floats
+        // without nulls (the bulk column paths); the same rows one at a time.
         use crate::schema::Schema;
         use arrow_array::{Int64Array, RecordBatch, StringArray, StructArray};
         let rows = if cfg!(miri) { 260 } else { 300 };
@@ -484,7 +500,13 @@ mod tests {
             // Magnitudes of every varint length, so that the bulk column path's ends fall
             // anywhere in its words.
             let wide = |r: usize| ((r * 7919 + c) as i64 * 0x9e37_79b9) >> ((r + c) % 64);
-            let a: arrow_array::ArrayRef = match c % 4 {
+            let a: arrow_array::ArrayRef = match c % 6 {
+                4 => Arc::new(arrow_array::Float64Array::from_iter_values(
+                    (0..rows).map(|r| wide(r) as f64 / 7.0),
+                )),
+                5 => Arc::new(arrow_array::Float32Array::from_iter_values(
+                    (0..rows).map(|r| wide(r) as f32 / 3.0),
+                )),
                 0 => Arc::new(Int64Array::from_iter(
                     (0..rows).map(|r| (r % 5 != c % 5).then_some((r * c) as i64 - 99)),
                 )),
