@@ -1,5 +1,6 @@
 //! How errors end the process: usage errors exit with 2, everything else with 1, a closed
-//! standard output (`avrow head f | head -1`) exits quietly with 0.
+//! standard output (`avrow head f | head -1`) exits quietly with 0. A library's panic that
+//! avrow turns into an error ([`catch_quietly`]) is not reported as an internal error.
 
 use std::fmt;
 use std::io;
@@ -104,4 +105,30 @@ mod tests {
         assert_eq!(exit_code(&usage("bad").context("while parsing")), 2);
         assert_eq!(exit_code(&anyhow::anyhow!("data")), 1);
     }
+}
+
+thread_local! {
+    /// Whether this thread is inside [`catch_quietly`] (the panic hook then stays silent).
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic into `Err` with its message, without the panic hook's "internal
+/// error" line: for libraries that panic on damaged input (arrow-ipc), where the error is
+/// reported as the input's.
+pub fn catch_quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let was = CATCHING.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CATCHING.with(|c| c.set(was));
+    result.map_err(|panic| {
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the library failed on it".to_string())
+    })
+}
+
+/// Whether a panic now is one [`catch_quietly`] catches (for the panic hook).
+pub fn panic_is_caught() -> bool {
+    CATCHING.with(|c| c.get())
 }

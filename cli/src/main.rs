@@ -34,6 +34,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     // A bug must still end with one line, not a backtrace (RUST_BACKTRACE may be set).
     std::panic::set_hook(Box::new(|info| {
+        if error::panic_is_caught() {
+            return;
+        }
         let _ = writeln!(
             std::io::stderr(),
             "avrow: error: internal error (please report it): {info}"

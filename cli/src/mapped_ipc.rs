@@ -5,7 +5,10 @@
 //! endianness, and (added here, where `FileReader` would fail its read) every block inside the
 //! file; arrays are validated as `FileReader` validates them. arrow-ipc's decoding panics on
 //! some damaged files (an unknown type in the footer's schema): its calls here are guarded
-//! and such a panic is an error naming the file.
+//! and such a panic is an error naming the file. What is not guarded, as with `FileReader`:
+//! arrow-ipc allocates a compressed buffer's declared uncompressed length before
+//! decompressing it, so a lying length in an LZ4 or zstd IPC file can ask for more memory
+//! than there is.
 
 use anyhow::{anyhow, Context, Result};
 use arrow::array::RecordBatch;
@@ -27,16 +30,15 @@ pub struct MappedIpcFile {
 }
 
 impl MappedIpcFile {
-    /// Maps `path` and reads its footer, schema and dictionaries.
-    pub fn open(path: &Path) -> Result<Self> {
+    /// Maps `file` (opened from `path`) and reads its footer, schema and dictionaries.
+    pub fn open(path: &Path, file: &std::fs::File) -> Result<Self> {
         let name = path.display().to_string();
-        let file = std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?;
-        // SAFETY: the map is only read. Another process truncating the file while it is
-        // converted would fault on access, as it would for the Avro inputs avrow maps
-        // (`avrow::ReaderBuilder`'s `mmap`); rewriting it in place would change the bytes
-        // read, which the array validation below still checks.
+        // SAFETY: the map is read-only. As for the Avro inputs avrow maps (`avrow::Reader`),
+        // we rely on the file not being truncated or modified by another process while it
+        // is mapped: the batches' buffers point into the map and are validated once, when
+        // decoded.
         let map =
-            unsafe { memmap2::Mmap::map(&file) }.with_context(|| format!("cannot map {name}"))?;
+            unsafe { memmap2::Mmap::map(file) }.with_context(|| format!("cannot map {name}"))?;
         let data = Buffer::from(bytes::Bytes::from_owner(map));
         let bad = |what: String| anyhow!("{name}: not a readable Arrow IPC file: {what}");
         let len = data.len();
@@ -131,14 +133,7 @@ impl MappedIpcFile {
 
 /// `f`'s result, or its panic as an error (arrow-ipc panics on some damaged input).
 fn guarded<T>(f: impl FnOnce() -> Result<T, ArrowError>) -> std::result::Result<T, String> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r.map_err(|e| e.to_string()),
-        Err(panic) => Err(panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "arrow-ipc failed on it".to_string())),
-    }
+    crate::error::catch_quietly(f)?.map_err(|e| e.to_string())
 }
 
 /// The bytes of `block` (its message and body) in `data`, or why they are not all there.
@@ -205,7 +200,8 @@ mod tests {
                 .unwrap()
                 .map(|b| b.unwrap())
                 .collect();
-        let mapped = MappedIpcFile::open(&path).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        let mapped = MappedIpcFile::open(&path, &file).unwrap();
         assert_eq!(mapped.schema(), want[0].schema());
         let got: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
         assert_eq!(got, want);
@@ -234,7 +230,8 @@ mod tests {
         for bytes in cases {
             std::fs::write(&path, &bytes).unwrap();
             // Never a panic; an error names the file.
-            let result = MappedIpcFile::open(&path)
+            let file = std::fs::File::open(&path).unwrap();
+            let result = MappedIpcFile::open(&path, &file)
                 .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>());
             if let Err(e) = result {
                 assert!(format!("{e:#}").contains("bad.arrow"), "{e:#}");

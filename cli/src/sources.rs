@@ -71,7 +71,7 @@ impl ArrowInput {
         let (schema, batches): (SchemaRef, Box<dyn Iterator<Item = Result<RecordBatch>>>) =
             match format {
                 InputFormat::IpcFile => {
-                    let r = MappedIpcFile::open(path)?;
+                    let r = MappedIpcFile::open(path, &file)?;
                     (r.schema(), Box::new(r.into_batches()))
                 }
                 InputFormat::IpcStream => {

@@ -3,6 +3,7 @@
 
 use crate::harness::{avrow, fixture, generated, names_in, one_error_line, sample};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Runs avrow with `args`, expects exit status `code` and one error line; returns the line.
 fn fails(args: &[&std::ffi::OsStr], code: i32) -> String {
@@ -492,4 +493,58 @@ fn invalid_bulk_path_is_reported() {
         .unwrap();
     assert!(forced.status.success());
     assert_eq!(forced.stdout, default.stdout);
+}
+
+#[test]
+fn damaged_arrow_ipc_inputs_are_one_error_line() {
+    // An IPC file whose footer (schema and block list) has each byte flipped in turn: arrow-ipc
+    // panics on some (an unknown type); each must still be one error line naming the file,
+    // not an internal error, and never a crash.
+    use arrow::array::{ArrayRef, Int64Array, StringArray};
+    let dir = tempfile::tempdir().unwrap();
+    let ids: ArrayRef = Arc::new(Int64Array::from_iter_values(0..50));
+    let names: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..50).map(|i| format!("n{i}")),
+    ));
+    let batch = arrow::array::RecordBatch::try_from_iter([("id", ids), ("name", names)]).unwrap();
+    let mut good = Vec::new();
+    {
+        let mut w = arrow::ipc::writer::FileWriter::try_new(&mut good, &batch.schema()).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+    }
+    let footer_len = i32::from_le_bytes(good[good.len() - 10..good.len() - 6].try_into().unwrap());
+    let footer_start = good.len() - 10 - footer_len as usize;
+    let input = dir.path().join("damaged.arrow");
+    let output = dir.path().join("out.avro");
+    let mut failures = 0;
+    for at in footer_start..good.len() - 10 {
+        let mut bytes = good.clone();
+        bytes[at] ^= 0xff;
+        std::fs::write(&input, &bytes).unwrap();
+        let out = avrow()
+            .args([
+                os("convert"),
+                os(&input),
+                os("-o"),
+                os(&output),
+                os("--force"),
+            ])
+            .output()
+            .unwrap();
+        if out.status.success() {
+            continue;
+        }
+        failures += 1;
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "byte {at}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let line = one_error_line(&out.stderr);
+        assert!(line.contains("damaged.arrow"), "byte {at}: {line}");
+        assert!(!line.contains("internal error"), "byte {at}: {line}");
+    }
+    assert!(failures > 0, "no flipped footer byte was refused");
 }

@@ -5,8 +5,7 @@
 use super::bind::Bound;
 use super::bind::Kind;
 use super::plan::Scale;
-#[cfg(not(target_endian = "little"))]
-use super::sink::put_fixed;
+use super::sink::{put_fixed, put_long};
 use super::views::{BinRef, Ints};
 use super::EncodeError;
 use crate::varint::{Fast, Kernel};
@@ -206,6 +205,47 @@ impl Bound<'_> {
                 },
                 None,
             ) => each!(|k| values.put(k, buf)),
+            // A leaf in a `["null", T]` union: the leaf's kind matched once for the chunk, not
+            // per value (the leaves `write_leaf` writes inline, with the same semantics).
+            (
+                Kind::Branch {
+                    index,
+                    null: Some(null),
+                    value,
+                },
+                nulls,
+            ) => {
+                let (index, null) = (i64::from(*index), i64::from(*null));
+                macro_rules! nullable {
+                    (|$k:ident| $body:expr) => {
+                        each!(|$k| if nulls.is_some_and(|n| n.is_null($k)) {
+                            put_long(buf, null)
+                        } else {
+                            put_long(buf, index);
+                            $body
+                        })
+                    };
+                }
+                match &value.kind {
+                    Kind::Int {
+                        values: Ints::I64(v),
+                        scale: Scale::One,
+                        int32: false,
+                    } => nullable!(|k| put_long(buf, v[k])),
+                    Kind::Int {
+                        values: Ints::I32(v),
+                        scale: Scale::One,
+                        ..
+                    } => nullable!(|k| put_long(buf, i64::from(v[k]))),
+                    Kind::F64(v) => nullable!(|k| put_fixed(buf, v[k].to_le_bytes())),
+                    Kind::F32(v, false) => nullable!(|k| put_fixed(buf, v[k].to_le_bytes())),
+                    Kind::Bytes {
+                        values,
+                        check_utf8: false,
+                    } => nullable!(|k| values.put(k, buf)),
+                    _ => each!(|k| self.write_field(k, k, buf)?),
+                }
+            }
             _ => each!(|k| self.write_field(k, k, buf)?),
         }
         Ok(())

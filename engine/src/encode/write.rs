@@ -490,8 +490,9 @@ mod tests {
     #[test]
     fn chunked_rows_equal_row_by_row() {
         // A record of 33 fields (the chunked path) over 300 rows (two chunks): strings of 0
-        // to 40 bytes across the 16-byte copies, nulls, longs, ints, doubles and floats
-        // without nulls (the bulk column paths); the same rows one at a time.
+        // to 40 bytes across the 16-byte copies, nullable longs and strings (with nulls),
+        // longs, ints, doubles and floats without nulls (the bulk column paths); the same
+        // rows one at a time.
         use crate::schema::Schema;
         use arrow_array::{Int64Array, RecordBatch, StringArray, StructArray};
         let rows = if cfg!(miri) { 260 } else { 300 };
@@ -514,8 +515,11 @@ mod tests {
                 2 => Arc::new(arrow_array::Int32Array::from_iter_values(
                     (0..rows).map(|r| wide(r) as i32),
                 )),
-                _ => Arc::new(StringArray::from_iter_values(
+                _ if c % 12 == 3 => Arc::new(StringArray::from_iter_values(
                     (0..rows).map(|r| "y".repeat((r * 3 + c) % 41)),
+                )),
+                _ => Arc::new(StringArray::from_iter(
+                    (0..rows).map(|r| (r % 7 != c % 7).then(|| "z".repeat((r * 5 + c) % 37))),
                 )),
             };
             columns.push((format!("c{c}"), a));

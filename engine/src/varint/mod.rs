@@ -16,8 +16,9 @@
 //! - `Bmi2` (x86-64 only): `Fast` with PEXT/PDEP, chosen where they are fast.
 //!
 //! Bulk paths (arrays: [`Kernel::read_longs`], [`Kernel::read_ints`], [`Kernel::skip`],
-//! [`Kernel::write_longs`], [`Kernel::write_ints`] of `fast` and `bmi2`) additionally run loops compiled for an
-//! instruction set chosen once per process ([`BulkKind`], [`selected_bulk`]):
+//! [`Kernel::write_longs`], [`Kernel::write_ints`] of `fast` and `bmi2`) additionally run
+//! loops compiled for an instruction set chosen once per process ([`BulkKind`],
+//! [`selected_bulk`]):
 //! - [`BulkKind::Baseline`]: the target's baseline (SSE2 on x86-64, NEON on aarch64), every
 //!   CPU. Reached on x86-64-v3 CPUs only when forced with `AVROW_BULK=baseline`.
 //! - [`BulkKind::V3`] (x86-64 only): compiled for AVX2/BMI1/BMI2/LZCNT/POPCNT, chosen where

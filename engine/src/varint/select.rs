@@ -11,7 +11,8 @@ use super::KernelKind;
 
 /// Which bulk path (the array loops of [`Kernel::read_longs`](super::Kernel::read_longs),
 /// [`Kernel::read_ints`](super::Kernel::read_ints), [`Kernel::skip`](super::Kernel::skip) and
-/// [`Kernel::write_longs`](super::Kernel::write_longs) of the `fast` and `bmi2` kernels) is in
+/// [`Kernel::write_longs`](super::Kernel::write_longs) and
+/// [`Kernel::write_ints`](super::Kernel::write_ints) of the `fast` and `bmi2` kernels) is in
 /// use. The `scalar` kernel has its own loops and uses neither.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BulkKind {

@@ -118,9 +118,9 @@ pub(crate) unsafe fn write_longs<B: Bits>(bits: B, values: &[i64], out: &mut Vec
         out.reserve(chunk.len() * MAX_LEN + SLACK);
         let start = out.len();
         // SAFETY: `reserve` left `chunk.len() * MAX_LEN + SLACK` bytes of spare capacity at
-        // `start`; each group of `n` values writes at most `n * MAX_LEN` bytes of varints
-        // at the cursor `q` (which grows by that much at most) and stores at most `SLACK`
-        // bytes past them, so every write stays within that capacity.
+        // `start`; the cursor `q` grows by at most `MAX_LEN` per value, and a group writes
+        // `q..q + SLACK` (its one 64-byte store) or at most `n * MAX_LEN` bytes from `q`
+        // (one value at a time), so every write stays within that capacity.
         let base = unsafe { out.as_mut_ptr().add(start) };
         let mut q = 0usize;
         let mut groups = chunk.chunks_exact(8);
