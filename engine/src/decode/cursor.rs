@@ -227,9 +227,10 @@ impl<'a, K: Kernel> Cursor<'a, K> {
 /// The read position of the record fast path ([`StructCol::decode_n`](super::column::StructCol)):
 /// reads never return an error. A failed read sets a flag, moves to the end of the data (so
 /// that every later read fails too, and no length read afterwards can reserve or copy anything)
-/// and yields a placeholder; each record is checked once, at its end ([`Sticky::failed`]), and
-/// if it failed it is decoded again with [`Cursor`], whose errors name the field and the byte
-/// offset.
+/// and yields a placeholder; each record (and each block of a non-numeric array or of a map)
+/// is checked once, at its end ([`Sticky::failed`]), and if it failed it is decoded again with
+/// [`Cursor`], whose errors name the field and the byte offset. Nested records share their
+/// enclosing cursor and its check.
 ///
 /// Held in a local, it lives in registers across a record's fields: the primitive reads need no
 /// memory traffic and no `Result` check per field.
@@ -241,7 +242,8 @@ pub(crate) struct Sticky<'a, K> {
     /// Set on failure. Shared by the nested fast paths of one record and kept in memory on
     /// purpose: a flag in a register costs a move per read; a store only happens on failure.
     /// A fast path starts only while it is clear (outer fast paths stop decoding nested values
-    /// after a failure) and leaves it clear when it succeeds.
+    /// after a failure) and leaves it clear when it, or the value-by-value decoding that
+    /// follows its failure, succeeds.
     failed: &'a Cell<bool>,
 }
 

@@ -658,4 +658,113 @@ mod tests {
             assert_eq!(e.field_path(), field, "{e}");
         }
     }
+
+    /// Nested records (plain, nullable, in arrays) are decoded on their enclosing record's fast
+    /// path. Every row written with padded branch indexes (legal) fails that path and is decoded
+    /// by the value-by-value reference; rows padded only in their innermost nullable field fail
+    /// it after the outer fields were appended. All three encodings give the same batches.
+    #[test]
+    fn nested_records_on_the_fast_path_match_the_reference() {
+        const NESTED: &str = r#"{"type":"record","name":"r","fields":[
+            {"name":"id","type":"long"},
+            {"name":"a","type":{"type":"record","name":"A","fields":[
+                {"name":"x","type":"long"},
+                {"name":"b","type":{"type":"record","name":"B","fields":[
+                    {"name":"s","type":"string"},{"name":"n","type":["null","long"]}]}}]}},
+            {"name":"o","type":["null",{"type":"record","name":"O","fields":[
+                {"name":"y","type":"int"},{"name":"z","type":"string"},
+                {"name":"w","type":["null","double"]}]}]},
+            {"name":"l","type":{"type":"array","items":{"type":"record","name":"L","fields":[
+                {"name":"k","type":"string"},
+                {"name":"v","type":{"type":"record","name":"V","fields":[
+                    {"name":"q","type":["null","long"]}]}}]}}}]}"#;
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        // (pad every branch index, pad only the innermost ones) -> bytes.
+        let mut encodings = [Vec::new(), Vec::new(), Vec::new()];
+        let rows = 300;
+        for row in 0..rows as i64 {
+            let (n, o, w) = (next(3) > 0, next(4) > 0, next(2) > 0);
+            let items: Vec<(u64, bool)> = (0..next(4)).map(|_| (next(1000), next(3) > 0)).collect();
+            for (e, out) in encodings.iter_mut().enumerate() {
+                let pad_all = e == 1;
+                let pad_inner = pad_all || (e == 2 && row % 3 == 0);
+                let branch = |b: i64, pad: bool, out: &mut Vec<u8>| {
+                    if pad {
+                        out.extend([0x80 | (b as u8 * 2), 0]);
+                    } else {
+                        Scalar.write_long(b, out);
+                    }
+                };
+                let string = |s: &str, out: &mut Vec<u8>| {
+                    Scalar.write_long(s.len() as i64, out);
+                    out.extend(s.as_bytes());
+                };
+                Scalar.write_long(row * 1001, out);
+                Scalar.write_long(-row, out);
+                string(&format!("s{row}"), out);
+                branch(n as i64, pad_inner, out);
+                if n {
+                    Scalar.write_long(row << 20, out);
+                }
+                branch(o as i64, pad_all, out);
+                if o {
+                    Scalar.write_long(row % 77, out);
+                    string(&"z".repeat(row as usize % 9), out);
+                    branch(w as i64, pad_inner, out);
+                    if w {
+                        out.extend((row as f64 * 0.25).to_le_bytes());
+                    }
+                }
+                if !items.is_empty() {
+                    Scalar.write_long(items.len() as i64, out);
+                    for &(k, q) in &items {
+                        string(&format!("k{k}"), out);
+                        branch(q as i64, pad_inner, out);
+                        if q {
+                            Scalar.write_long(k as i64 - 500, out);
+                        }
+                    }
+                }
+                out.push(0);
+            }
+        }
+        for batch_size in [7, 1000] {
+            let decoded: Vec<Vec<RecordBatch>> = encodings
+                .iter()
+                .map(|data| {
+                    let mut d = decoder(NESTED, batch_size);
+                    let mut batches = d.decode_block(data, rows).unwrap();
+                    batches.extend(d.flush().unwrap());
+                    batches
+                })
+                .collect();
+            let total: usize = decoded[0].iter().map(|b| b.num_rows()).sum();
+            assert_eq!(total as u64, rows);
+            assert_eq!(
+                decoded[0], decoded[1],
+                "batch size {batch_size}: all padded"
+            );
+            assert_eq!(
+                decoded[0], decoded[2],
+                "batch size {batch_size}: inner padded"
+            );
+        }
+
+        // A bad branch index deep inside is named by its path.
+        let mut data = Vec::new();
+        data.extend([2, 2, 2, b's']);
+        data.extend([6, 0, 0]);
+        let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
+        assert!(
+            matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 3, .. }),
+            "{e}"
+        );
+        assert_eq!(e.field_path(), "a.b.n", "{e}");
+    }
 }

@@ -37,7 +37,7 @@ fn grow<T: Pooled>(v: &mut Vec<T>, n: usize, pool: Option<&BufferPool>) {
 
 /// Decode a value out of line from the fast path: `$decode` (with the [`Cursor`] `$c`) runs
 /// unless the record already failed; its error just fails the record (it is found again by
-/// [`StructCol::decode_slow`]). A macro: the same code as a function taking a closure
+/// [`StructCol::decode_slow`], or by an array block's value-by-value loop). A macro: the same code as a function taking a closure
 /// compiled Wide's record loop 1.8 % longer.
 macro_rules! call_sticky {
     ($f:expr, $c:expr, $decode:expr) => {
@@ -365,13 +365,7 @@ impl Column {
                 n.validity.truncate(len);
                 n.child.truncate(len);
             }
-            Column::Union(u) => {
-                u.type_ids.truncate(len);
-                for (i, child) in u.children.iter_mut().enumerate() {
-                    let kept = u.type_ids.iter().filter(|&&t| t as usize == i).count();
-                    child.truncate(kept);
-                }
-            }
+            Column::Union(u) => u.truncate(len),
             Column::Skip(_) => {}
             Column::TooDeep(t) => t.len = t.len.min(len),
             Column::Default(d) => d.column.truncate(len),

@@ -1,5 +1,6 @@
-//! Nested columns: lists (with the bulk decoding of one array block's items), maps, nullable
-//! values (`["null", T]`) and general unions.
+//! Nested columns: lists and maps (an array block's numbers decoded in bulk, other items and
+//! map entries on the fast path with one failure check per block), nullable values
+//! (`["null", T]`) and general unions.
 
 use super::scalar::extend_le;
 use super::{nested_sticky, offsets_overflow, BytesCol, BytesKind, Column};
@@ -43,8 +44,10 @@ impl ListCol {
             if total > i32::MAX as usize {
                 return Err(offsets_overflow(c.pos));
             }
+            // (The child holds `total - n` items: those of the lists before and this list's
+            // earlier blocks.)
             self.child
-                .decode_many(c, n, self.min_item_size, &mut self.hint)
+                .decode_many(c, n, total - n, self.min_item_size, &mut self.hint)
                 .map_err(|(i, e)| e.at_index((before + i) as u64))?;
         }
         self.offsets.push(total as i32);
@@ -91,6 +94,9 @@ impl MapCol {
             }
             self.keys.offsets.reserve(n);
             self.values.reserve(n, None);
+            if !c.check_utf8 && self.entries_sticky(c, n, total - n) {
+                continue;
+            }
             for i in 0..n {
                 let entry = |e: DecodeError| e.at_index((before + i) as u64);
                 self.keys.push(c).map_err(entry)?;
@@ -99,6 +105,41 @@ impl MapCol {
         }
         self.offsets.push(total as i32);
         Ok(())
+    }
+
+    /// The `n` entries of a map block on the fast path, as [`Column::items_sticky`] decodes an
+    /// array block's items: on failure nothing is appended and `c.pos` is back at the block.
+    #[inline(always)]
+    fn entries_sticky<K: Kernel>(&mut self, c: &mut Cursor<'_, K>, n: usize, len: usize) -> bool {
+        let start = c.pos;
+        let f = &mut Sticky::new(c);
+        let keys = &mut self.keys;
+        // The common value types (string attributes, counters) get loops of their own, as
+        // array items do.
+        match &mut self.values {
+            Column::Bytes(b) => (0..n).for_each(|_| {
+                keys.push_sticky(f);
+                b.push_sticky(f);
+            }),
+            Column::Int64(p) => (0..n).for_each(|_| {
+                keys.push_sticky(f);
+                p.values.push(f.long());
+            }),
+            values => (0..n).for_each(|_| {
+                keys.push_sticky(f);
+                value_sticky(values, f, c);
+            }),
+        }
+        if !f.failed() {
+            c.pos = f.pos;
+            return true;
+        }
+        self.keys.truncate(len);
+        self.values.truncate(len);
+        c.pos = start;
+        // The flag is shared with any fast path around this one, which goes on.
+        c.failed.set(false);
+        false
     }
 
     pub(crate) fn new(values: Column, entries: FieldRef, view: bool) -> Self {
@@ -144,15 +185,18 @@ impl NullableCol {
         c: &mut Cursor<'_, K>,
     ) {
         // The branch index as its one encoded byte (zigzag 0 and 1: the bytes 0 and 2),
-        // compared without decoding it. Anything else fails the record, which the reference
-        // path then decodes again: it reports a bad index and accepts an index written as a
+        // compared without decoding it. Anything else fails the record (or array block), which
+        // the reference path then decodes again: it reports a bad index and accepts an index written as a
         // longer (padded) varint, as it always did.
         let value_byte = self.value_byte;
         match f.buf.get(f.pos) {
             Some(&b) if b == value_byte => {
                 f.pos += 1;
                 self.validity.push(true);
-                decode_primitive_sticky!(&mut self.child, f, other => nested_sticky(other, f, c));
+                decode_primitive_sticky!(&mut self.child, f, other => match other {
+                    Column::Struct(s) => s.fields_sticky(f, c),
+                    other => nested_sticky(other, f, c),
+                });
             }
             Some(&b) if b == 2 - value_byte => {
                 f.pos += 1;
@@ -211,14 +255,54 @@ pub(crate) struct UnionCol {
     pub(super) type_ids: Vec<i8>,
     pub(crate) children: Vec<Column>,
     pub(super) fields: UnionFields,
+    /// The values of each branch among the first `counted` type ids, brought up to date by
+    /// [`UnionCol::truncate`] from where it last was: a truncation costs its distance from the
+    /// one before, not a pass over the batch (hostile blocks can fail the fast path and
+    /// truncate once per array block).
+    counts: Vec<usize>,
+    counted: usize,
 }
 
 impl UnionCol {
     pub(crate) fn new(children: Vec<Column>, fields: UnionFields) -> Self {
         UnionCol {
             type_ids: Vec::new(),
+            counts: vec![0; children.len()],
+            counted: 0,
             children,
             fields,
+        }
+    }
+
+    /// Keep the first `len` values: the type ids and, in each branch, the values they name
+    /// (which drops a value a failed decode left half appended).
+    pub(super) fn truncate(&mut self, len: usize) {
+        let len = len.min(self.type_ids.len());
+        if self.counted > self.type_ids.len() {
+            // (Not reached: type ids are removed only here and by `assemble`, which both
+            // update the counts; counted again from the start if they ever were.)
+            self.counts.fill(0);
+            self.counted = 0;
+        }
+        let counted = self.counted;
+        // (Type ids always name a branch; `get_mut` keeps this panic-free regardless.)
+        if len < counted {
+            for &t in &self.type_ids[len..counted] {
+                if let Some(n) = self.counts.get_mut(t as usize) {
+                    *n -= 1;
+                }
+            }
+        } else {
+            for &t in &self.type_ids[counted..len] {
+                if let Some(n) = self.counts.get_mut(t as usize) {
+                    *n += 1;
+                }
+            }
+        }
+        self.counted = len;
+        self.type_ids.truncate(len);
+        for (child, &kept) in self.children.iter_mut().zip(&self.counts) {
+            child.truncate(kept);
         }
     }
 
@@ -240,7 +324,10 @@ impl UnionCol {
             return;
         };
         self.type_ids.push(branch as i8);
-        decode_primitive_sticky!(child, f, other => nested_sticky(other, f, c));
+        decode_primitive_sticky!(child, f, other => match other {
+            Column::Struct(s) => s.fields_sticky(f, c),
+            other => nested_sticky(other, f, c),
+        });
     }
 
     /// Start a value in branch `branch` (which exists): returns the branch's column, to
@@ -254,6 +341,8 @@ impl UnionCol {
     /// lengths must agree with.
     pub(super) fn assemble(&mut self, children: Vec<ArrayRef>) -> ArrayRef {
         let type_ids = std::mem::take(&mut self.type_ids);
+        self.counts.fill(0);
+        self.counted = 0;
         // Each value's position among the values of its branch. Indexing `next` checks every
         // type id against the branches.
         let mut next = vec![0i32; children.len()];
@@ -296,8 +385,9 @@ impl UnionCol {
 }
 
 impl Column {
-    /// Decode `n` consecutive values (the items of one array block). The caller has bounded
-    /// `n` by the bytes left and this column's minimum size.
+    /// Decode `n` consecutive values (the items of one array block) after the `len` this
+    /// column holds. The caller has bounded `n` by the bytes left and this column's minimum
+    /// size.
     ///
     /// Inlined into [`ListCol::decode`]: arrays of numbers go to their bulk paths without a
     /// further call; records and other items go through an out-of-line loop.
@@ -306,6 +396,7 @@ impl Column {
         &mut self,
         c: &mut Cursor<'_, K>,
         n: usize,
+        len: usize,
         min_size: usize,
         hint: &mut BulkHint,
     ) -> Result<(), (usize, DecodeError)> {
@@ -332,7 +423,7 @@ impl Column {
                 extend_le(&mut p.values, bytes);
                 Ok(())
             }
-            _ => self.decode_many_other(c, n, min_size),
+            _ => self.decode_many_other(c, n, len, min_size),
         }
     }
 
@@ -342,6 +433,7 @@ impl Column {
         &mut self,
         c: &mut Cursor<'_, K>,
         n: usize,
+        len: usize,
         min_size: usize,
     ) -> Result<(), (usize, DecodeError)> {
         match self {
@@ -352,6 +444,9 @@ impl Column {
             Column::Struct(s) => s.decode_n(c, n),
             _ => {
                 self.reserve(n, None);
+                if !c.check_utf8 && self.items_sticky(c, n, len) {
+                    return Ok(());
+                }
                 for i in 0..n {
                     self.decode_inline(c).map_err(|e| (i, e))?;
                 }
@@ -359,12 +454,53 @@ impl Column {
             }
         }
     }
+
+    /// The `n` items of an array block (after the `len` this column holds) on the fast path:
+    /// one failure check for the block instead of a `Result` per item. Returns whether it
+    /// decoded them; if not, nothing is appended and `c.pos` is where it was, for the
+    /// value-by-value loop to decode the block again and name the failed item (or accept what
+    /// the fast path does not: a nullable's branch index written as a padded varint).
+    #[inline(always)]
+    fn items_sticky<K: Kernel>(&mut self, c: &mut Cursor<'_, K>, n: usize, len: usize) -> bool {
+        let start = c.pos;
+        let f = &mut Sticky::new(c);
+        // Strings (tags, labels, ids) get a loop of their own, without the dispatch per item
+        // (and the registers the other types' code takes).
+        match &mut *self {
+            Column::Bytes(b) => (0..n).for_each(|_| b.push_sticky(f)),
+            col => (0..n).for_each(|_| value_sticky(col, f, c)),
+        }
+        if !f.failed() {
+            c.pos = f.pos;
+            return true;
+        }
+        self.truncate(len);
+        c.pos = start;
+        // The flag is shared with any fast path around this one, which goes on.
+        c.failed.set(false);
+        false
+    }
+}
+
+/// Decode one value of any column on the fast path (a record's field, an array's item, a
+/// map's value): primitives, nullable values and union branches inline, the rest through a
+/// call.
+#[inline(always)]
+fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
+    decode_primitive_sticky!(col, f, other => match other {
+        Column::Nullable(n) => n.decode_sticky(f, c),
+        Column::Union(u) => u.decode_sticky(f, c),
+        other => nested_sticky(other, f, c),
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use crate::decode::{DecodeOptions, DecodePlan};
+    use crate::error::DecodeErrorKind;
     use crate::schema::Schema;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int64Type;
     use arrow_array::{Array, ArrayRef, Int64Array, StringArray, UnionArray};
     use arrow_buffer::ScalarBuffer;
 
@@ -448,5 +584,305 @@ mod tests {
             }
             assert_eq!(row, 1000);
         }
+    }
+
+    /// One value of [`ITEMS`]' `u` items: `["null", "string", "long"]`.
+    #[derive(Debug, Clone, PartialEq)]
+    enum U {
+        Null,
+        S(String),
+        L(i64),
+    }
+
+    const ITEMS: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"a","type":{"type":"array","items":"string"}},
+        {"name":"m","type":{"type":"map","values":["null","long"]}},
+        {"name":"u","type":{"type":"array","items":["null","string","long"]}},
+        {"name":"n","type":{"type":"array","items":["null","long"]}},
+        {"name":"r","type":{"type":"array","items":["string",{"type":"record","name":"R",
+            "fields":[{"name":"x","type":["null","long"]}]}]}}]}"#;
+
+    /// Arrays and maps decode their blocks' items on the fast path, and a block the fast path
+    /// cannot take (a branch index written as a padded varint, legal) is decoded again item by
+    /// item from its start: the same values either way, in blocks of any count, with and
+    /// without byte sizes, across batch boundaries.
+    #[test]
+    fn array_and_map_blocks_fast_and_again_value_by_value() {
+        let schema = Schema::parse(ITEMS).unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        // Writes one collection's items in blocks of random counts, some with byte sizes.
+        fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
+            let mut rest = items;
+            while !rest.is_empty() {
+                let n = (1 + cuts(4) as usize).min(rest.len());
+                let (block, after) = rest.split_at(n);
+                let bytes: Vec<u8> = block.concat();
+                if cuts(2) == 0 {
+                    zigzag(-(n as i64), out);
+                    zigzag(bytes.len() as i64, out);
+                } else {
+                    zigzag(n as i64, out);
+                }
+                out.extend(bytes);
+                rest = after;
+            }
+            out.push(0);
+        }
+        let mut data = Vec::new();
+        let mut expected = Vec::new();
+        let rows = 400;
+        for row in 0..rows {
+            let strings: Vec<String> = (0..next(6)).map(|i| format!("s{row}-{i}")).collect();
+            let entries: Vec<(String, Option<i64>)> = (0..next(5))
+                .map(|i| {
+                    (
+                        format!("k{i}"),
+                        (next(3) > 0).then(|| row as i64 * 100 - i as i64),
+                    )
+                })
+                .collect();
+            let unions: Vec<U> = (0..next(6))
+                .map(|i| match next(3) {
+                    0 => U::Null,
+                    1 => U::S(format!("u{i}")),
+                    _ => U::L(i as i64 - 2),
+                })
+                .collect();
+            // Every seventh row writes every other branch index as a two-byte varint (so that
+            // blocks fail the fast path after items it decoded).
+            let padded = row % 7 == 3;
+            let written = std::cell::Cell::new(0);
+            let branch = |b: i64, out: &mut Vec<u8>| {
+                written.set(written.get() + 1);
+                if padded && written.get() % 2 == 0 {
+                    out.extend([0x80 | (b as u8 * 2), 0]);
+                } else {
+                    zigzag(b, out);
+                }
+            };
+            let items: Vec<Vec<u8>> = strings
+                .iter()
+                .map(|s| {
+                    let mut v = Vec::new();
+                    zigzag(s.len() as i64, &mut v);
+                    v.extend(s.as_bytes());
+                    v
+                })
+                .collect();
+            blocks(&mut data, &items, &mut next);
+            let items: Vec<Vec<u8>> = entries
+                .iter()
+                .map(|(k, v)| {
+                    let mut e = Vec::new();
+                    zigzag(k.len() as i64, &mut e);
+                    e.extend(k.as_bytes());
+                    match v {
+                        Some(v) => {
+                            branch(1, &mut e);
+                            zigzag(*v, &mut e);
+                        }
+                        None => branch(0, &mut e),
+                    }
+                    e
+                })
+                .collect();
+            blocks(&mut data, &items, &mut next);
+            let items: Vec<Vec<u8>> = unions
+                .iter()
+                .map(|u| {
+                    let mut e = Vec::new();
+                    match u {
+                        U::Null => branch(0, &mut e),
+                        U::S(s) => {
+                            branch(1, &mut e);
+                            zigzag(s.len() as i64, &mut e);
+                            e.extend(s.as_bytes());
+                        }
+                        U::L(l) => {
+                            branch(2, &mut e);
+                            zigzag(*l, &mut e);
+                        }
+                    }
+                    e
+                })
+                .collect();
+            blocks(&mut data, &items, &mut next);
+            // n: the map's values again, as an array of nullable longs.
+            let items: Vec<Vec<u8>> = entries
+                .iter()
+                .map(|(_, v)| {
+                    let mut e = Vec::new();
+                    match v {
+                        Some(v) => {
+                            branch(1, &mut e);
+                            zigzag(*v, &mut e);
+                        }
+                        None => branch(0, &mut e),
+                    }
+                    e
+                })
+                .collect();
+            blocks(&mut data, &items, &mut next);
+            let longs: Vec<Option<i64>> = entries.iter().map(|(_, v)| *v).collect();
+            // r: a union whose second branch is a record holding a nullable long: the record
+            // is decoded on the array block's cursor, and a padded index inside it makes the
+            // block fall back after the union's earlier items.
+            let records: Vec<Result<String, Option<i64>>> = (0..next(5))
+                .map(|i| match next(3) {
+                    0 => Ok(format!("r{i}")),
+                    1 => Err(None),
+                    _ => Err(Some(row as i64 - i as i64)),
+                })
+                .collect();
+            let items: Vec<Vec<u8>> = records
+                .iter()
+                .map(|r| {
+                    let mut e = Vec::new();
+                    match r {
+                        Ok(s) => {
+                            zigzag(0, &mut e);
+                            zigzag(s.len() as i64, &mut e);
+                            e.extend(s.as_bytes());
+                        }
+                        Err(x) => {
+                            zigzag(1, &mut e);
+                            match x {
+                                Some(x) => {
+                                    branch(1, &mut e);
+                                    zigzag(*x, &mut e);
+                                }
+                                None => branch(0, &mut e),
+                            }
+                        }
+                    }
+                    e
+                })
+                .collect();
+            blocks(&mut data, &items, &mut next);
+            expected.push((strings, entries, unions, longs, records));
+        }
+        for batch_size in [7, 64, 1000] {
+            let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+                .unwrap()
+                .decoder()
+                .with_batch_size(batch_size);
+            let mut batches = decoder.decode_block(&data, rows).unwrap();
+            batches.extend(decoder.flush().unwrap());
+            let mut got = Vec::new();
+            for batch in &batches {
+                let a = batch.column(0).as_list::<i32>();
+                let m = batch.column(1).as_map();
+                let u = batch.column(2).as_list::<i32>();
+                let n = batch.column(3).as_list::<i32>();
+                let r = batch.column(4).as_list::<i32>();
+                for i in 0..batch.num_rows() {
+                    let strings: Vec<String> = a
+                        .value(i)
+                        .as_string::<i32>()
+                        .iter()
+                        .map(|s| s.unwrap().to_string())
+                        .collect();
+                    let entries = m.value(i);
+                    let keys = entries.column(0).as_string::<i32>();
+                    let values = entries.column(1).as_primitive::<Int64Type>();
+                    let entries: Vec<(String, Option<i64>)> = (0..entries.len())
+                        .map(|j| {
+                            let v = values.is_valid(j).then(|| values.value(j));
+                            (keys.value(j).to_string(), v)
+                        })
+                        .collect();
+                    let items = u.value(i);
+                    let items = items.as_any().downcast_ref::<UnionArray>().unwrap();
+                    let unions: Vec<U> = (0..items.len())
+                        .map(|j| {
+                            let child = items.child(items.type_id(j));
+                            let at = items.value_offset(j);
+                            match items.type_id(j) {
+                                0 => U::Null,
+                                1 => U::S(child.as_string::<i32>().value(at).to_string()),
+                                _ => U::L(child.as_primitive::<Int64Type>().value(at)),
+                            }
+                        })
+                        .collect();
+                    let longs = n.value(i);
+                    let longs = longs.as_primitive::<Int64Type>();
+                    let longs: Vec<Option<i64>> = longs.iter().collect();
+                    let items = r.value(i);
+                    let items = items.as_any().downcast_ref::<UnionArray>().unwrap();
+                    let records: Vec<Result<String, Option<i64>>> = (0..items.len())
+                        .map(|j| {
+                            let child = items.child(items.type_id(j));
+                            let at = items.value_offset(j);
+                            if items.type_id(j) == 0 {
+                                return Ok(child.as_string::<i32>().value(at).to_string());
+                            }
+                            let x = child.as_struct().column(0).as_primitive::<Int64Type>();
+                            Err(x.is_valid(at).then(|| x.value(at)))
+                        })
+                        .collect();
+                    got.push((strings, entries, unions, longs, records));
+                }
+            }
+            assert_eq!(got, expected, "batch size {batch_size}");
+        }
+    }
+
+    /// A bad item found in a block that started on the fast path is named by its position in
+    /// the collection, counted across the collection's blocks.
+    #[test]
+    fn a_bad_item_after_a_fast_block_names_its_position() {
+        let schema = Schema::parse(ITEMS).unwrap();
+        let string = |s: &str, out: &mut Vec<u8>| {
+            zigzag(s.len() as i64, out);
+            out.extend(s.as_bytes());
+        };
+        // a: two blocks of two strings; m: one good entry, then a block whose second entry has
+        // branch index 2 (out of range for ["null","long"]).
+        let mut data = Vec::new();
+        for _ in 0..2 {
+            zigzag(2, &mut data);
+            string("x", &mut data);
+            string("yz", &mut data);
+        }
+        data.push(0);
+        zigzag(1, &mut data);
+        string("k0", &mut data);
+        data.extend([2, 10]);
+        zigzag(2, &mut data);
+        string("k1", &mut data);
+        data.push(0);
+        string("k2", &mut data);
+        data.push(4);
+        data.extend([0, 0]);
+        let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder();
+        let e = decoder.decode_block(&data, 1).unwrap_err();
+        assert!(
+            matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
+            "{e}"
+        );
+        assert_eq!(e.field_path(), "m[2]", "{e}");
+
+        // u: an item whose string runs past the end of the block, in its second block.
+        let mut data = Vec::new();
+        data.push(0);
+        data.push(0);
+        zigzag(1, &mut data);
+        data.push(0);
+        zigzag(2, &mut data);
+        data.push(0);
+        data.push(2);
+        zigzag(50, &mut data);
+        data.extend(b"short");
+        data.push(0);
+        let e = decoder.decode_block(&data, 1).unwrap_err();
+        assert_eq!(e.field_path(), "u[2]", "{e}");
     }
 }

@@ -120,32 +120,7 @@ impl StructCol {
         let f = &mut Sticky::new(c);
         for i in flat..n {
             for col in self.columns.iter_mut() {
-                // Every variant is named (no `_`), so that the jump table covers all tags and
-                // needs no range check.
-                decode_primitive_sticky!(col, f, other => match other {
-                    Column::Nullable(n) => n.decode_sticky(f, c),
-                    Column::Union(u) => u.decode_sticky(f, c),
-                    Column::List(l) => call_sticky!(f, c, l.decode(c)),
-                    Column::Skip(s) => s.skip_sticky(f),
-                    other @ (Column::Null(_)
-                    | Column::Int32(_)
-                    | Column::Int64(_)
-                    | Column::Float32(_)
-                    | Column::Float64(_)
-                    | Column::Bytes(_)
-                    | Column::Boolean(_)
-                    | Column::Enum(_)
-                    | Column::Fixed(_)
-                    | Column::Decimal(_)
-                    | Column::UuidString(_)
-                    | Column::Duration(_)
-                    | Column::Map(_)
-                    | Column::Struct(_)
-                    | Column::TooDeep(_)
-                    | Column::Default(_)
-                    | Column::Promoted(_)
-                    | Column::Resolved(_)) => nested_sticky(other, f, c),
-                });
+                field_sticky(col, f, c);
             }
             if f.failed() {
                 self.decode_slow(c, start).map_err(|e| (i, e))?;
@@ -157,6 +132,24 @@ impl StructCol {
         }
         c.pos = f.pos;
         Ok(())
+    }
+
+    /// This record's fields on an enclosing fast path (a record field, the value of a
+    /// `["null", record]`, a union branch): on the caller's [`Sticky`] cursor, with no failure
+    /// check or cursor of its own. A failure is the enclosing record's (or array block's),
+    /// which truncates this column with its own and decodes again value by value. (Through
+    /// [`StructCol::decode_n`], a nested record paid a dispatch, a cursor and a check per
+    /// level.)
+    #[inline(never)]
+    pub(super) fn fields_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
+        for col in self.columns.iter_mut() {
+            field_sticky(col, f, c);
+        }
+        self.len += 1;
     }
 
     /// Records whose fields are all varints (ints, longs, enums, booleans: metrics, ids,
@@ -371,4 +364,36 @@ impl StructCol {
         }
         Arc::new(StructArray::new(self.fields.clone(), arrays, nulls))
     }
+}
+
+/// Decode one field of a record on the fast path: primitives inline, nested records on the
+/// same cursor, the rest through a call.
+#[inline(always)]
+fn field_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
+    // Every variant is named (no `_`), so that the jump table covers all tags and needs no
+    // range check.
+    decode_primitive_sticky!(col, f, other => match other {
+        Column::Nullable(n) => n.decode_sticky(f, c),
+        Column::Union(u) => u.decode_sticky(f, c),
+        Column::List(l) => call_sticky!(f, c, l.decode(c)),
+        Column::Struct(s) => s.fields_sticky(f, c),
+        Column::Skip(s) => s.skip_sticky(f),
+        other @ (Column::Null(_)
+        | Column::Int32(_)
+        | Column::Int64(_)
+        | Column::Float32(_)
+        | Column::Float64(_)
+        | Column::Bytes(_)
+        | Column::Boolean(_)
+        | Column::Enum(_)
+        | Column::Fixed(_)
+        | Column::Decimal(_)
+        | Column::UuidString(_)
+        | Column::Duration(_)
+        | Column::Map(_)
+        | Column::TooDeep(_)
+        | Column::Default(_)
+        | Column::Promoted(_)
+        | Column::Resolved(_)) => nested_sticky(other, f, c),
+    });
 }
