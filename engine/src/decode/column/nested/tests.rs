@@ -1,0 +1,392 @@
+//! Tests of the nested columns: unions assembled from their type ids, and array and map
+//! blocks on the fast path and again value by value.
+
+use crate::decode::{DecodeOptions, DecodePlan};
+use crate::error::DecodeErrorKind;
+use crate::schema::Schema;
+use arrow_array::cast::AsArray;
+use arrow_array::types::Int64Type;
+use arrow_array::{Array, ArrayRef, Int64Array, StringArray, UnionArray};
+use arrow_buffer::ScalarBuffer;
+
+fn zigzag(v: i64, out: &mut Vec<u8>) {
+    crate::varint::Kernel::write_long(crate::varint::Scalar, v, out);
+}
+
+/// The union a decoder assembles (offsets derived from the type ids, `new_unchecked`)
+/// equals the one `try_new` validates from the same values, in batches that end anywhere.
+#[test]
+fn assembled_unions_equal_validated_ones() {
+    let schema = Schema::parse(
+        r#"{"type":"record","name":"r","fields":[{"name":"u","type":["null","long","string"]}]}"#,
+    )
+    .unwrap();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut block = Vec::new();
+    let mut branches = Vec::new();
+    for i in 0..1000i64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let b = (x % 3) as i64;
+        zigzag(b, &mut block);
+        match b {
+            1 => zigzag(i * 7 - 300, &mut block),
+            2 => {
+                let s = format!("s{i}");
+                zigzag(s.len() as i64, &mut block);
+                block.extend_from_slice(s.as_bytes());
+            }
+            _ => {}
+        }
+        branches.push(b);
+    }
+    for batch_size in [1, 7, 64, 1000] {
+        let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .with_batch_size(batch_size);
+        let mut batches = decoder.decode_block(&block, 1000).unwrap();
+        batches.extend(decoder.flush().unwrap());
+        let mut row = 0usize;
+        for batch in &batches {
+            let got = batch
+                .column(0)
+                .as_any()
+                .downcast_ref::<UnionArray>()
+                .unwrap();
+            let mine = &branches[row..row + batch.num_rows()];
+            let mut counts = [0i32; 3];
+            let offsets: Vec<i32> = mine
+                .iter()
+                .map(|&b| {
+                    counts[b as usize] += 1;
+                    counts[b as usize] - 1
+                })
+                .collect();
+            let children: Vec<ArrayRef> = (0..3).map(|b| got.child(b).clone()).collect();
+            let fields = match got.data_type() {
+                arrow_schema::DataType::Union(fields, _) => fields.clone(),
+                other => panic!("not a union: {other}"),
+            };
+            let expected = UnionArray::try_new(
+                fields,
+                ScalarBuffer::from(mine.iter().map(|&b| b as i8).collect::<Vec<_>>()),
+                Some(ScalarBuffer::from(offsets)),
+                children,
+            )
+            .unwrap();
+            assert_eq!(
+                got.to_data(),
+                expected.to_data(),
+                "batch size {batch_size}, rows from {row}"
+            );
+            let longs = got.child(1).as_any().downcast_ref::<Int64Array>().unwrap();
+            let strings = got.child(2).as_any().downcast_ref::<StringArray>().unwrap();
+            assert_eq!(longs.len() as i32, counts[1]);
+            assert_eq!(strings.len() as i32, counts[2]);
+            row += batch.num_rows();
+        }
+        assert_eq!(row, 1000);
+    }
+}
+
+/// One value of [`ITEMS`]' `u` items: `["null", "string", "long"]`.
+#[derive(Debug, Clone, PartialEq)]
+enum U {
+    Null,
+    S(String),
+    L(i64),
+}
+
+const ITEMS: &str = r#"{"type":"record","name":"r","fields":[
+    {"name":"a","type":{"type":"array","items":"string"}},
+    {"name":"m","type":{"type":"map","values":["null","long"]}},
+    {"name":"u","type":{"type":"array","items":["null","string","long"]}},
+    {"name":"n","type":{"type":"array","items":["null","long"]}},
+    {"name":"r","type":{"type":"array","items":["string",{"type":"record","name":"R",
+        "fields":[{"name":"x","type":["null","long"]}]}]}}]}"#;
+
+/// Arrays and maps decode their blocks' items on the fast path, and a block the fast path
+/// cannot take (a branch index written as a padded varint, legal) is decoded again item by
+/// item from its start: the same values either way, in blocks of any count, with and
+/// without byte sizes, across batch boundaries.
+#[test]
+fn array_and_map_blocks_fast_and_again_value_by_value() {
+    let schema = Schema::parse(ITEMS).unwrap();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    // Writes one collection's items in blocks of random counts, some with byte sizes.
+    fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
+        let mut rest = items;
+        while !rest.is_empty() {
+            let n = (1 + cuts(4) as usize).min(rest.len());
+            let (block, after) = rest.split_at(n);
+            let bytes: Vec<u8> = block.concat();
+            if cuts(2) == 0 {
+                zigzag(-(n as i64), out);
+                zigzag(bytes.len() as i64, out);
+            } else {
+                zigzag(n as i64, out);
+            }
+            out.extend(bytes);
+            rest = after;
+        }
+        out.push(0);
+    }
+    let mut data = Vec::new();
+    let mut expected = Vec::new();
+    let rows = 400;
+    for row in 0..rows {
+        let strings: Vec<String> = (0..next(6)).map(|i| format!("s{row}-{i}")).collect();
+        let entries: Vec<(String, Option<i64>)> = (0..next(5))
+            .map(|i| {
+                (
+                    format!("k{i}"),
+                    (next(3) > 0).then(|| row as i64 * 100 - i as i64),
+                )
+            })
+            .collect();
+        let unions: Vec<U> = (0..next(6))
+            .map(|i| match next(3) {
+                0 => U::Null,
+                1 => U::S(format!("u{i}")),
+                _ => U::L(i as i64 - 2),
+            })
+            .collect();
+        // Every seventh row writes every other branch index as a two-byte varint (so that
+        // blocks fail the fast path after items it decoded).
+        let padded = row % 7 == 3;
+        let written = std::cell::Cell::new(0);
+        let branch = |b: i64, out: &mut Vec<u8>| {
+            written.set(written.get() + 1);
+            if padded && written.get() % 2 == 0 {
+                out.extend([0x80 | (b as u8 * 2), 0]);
+            } else {
+                zigzag(b, out);
+            }
+        };
+        let items: Vec<Vec<u8>> = strings
+            .iter()
+            .map(|s| {
+                let mut v = Vec::new();
+                zigzag(s.len() as i64, &mut v);
+                v.extend(s.as_bytes());
+                v
+            })
+            .collect();
+        blocks(&mut data, &items, &mut next);
+        let items: Vec<Vec<u8>> = entries
+            .iter()
+            .map(|(k, v)| {
+                let mut e = Vec::new();
+                zigzag(k.len() as i64, &mut e);
+                e.extend(k.as_bytes());
+                match v {
+                    Some(v) => {
+                        branch(1, &mut e);
+                        zigzag(*v, &mut e);
+                    }
+                    None => branch(0, &mut e),
+                }
+                e
+            })
+            .collect();
+        blocks(&mut data, &items, &mut next);
+        let items: Vec<Vec<u8>> = unions
+            .iter()
+            .map(|u| {
+                let mut e = Vec::new();
+                match u {
+                    U::Null => branch(0, &mut e),
+                    U::S(s) => {
+                        branch(1, &mut e);
+                        zigzag(s.len() as i64, &mut e);
+                        e.extend(s.as_bytes());
+                    }
+                    U::L(l) => {
+                        branch(2, &mut e);
+                        zigzag(*l, &mut e);
+                    }
+                }
+                e
+            })
+            .collect();
+        blocks(&mut data, &items, &mut next);
+        // n: the map's values again, as an array of nullable longs.
+        let items: Vec<Vec<u8>> = entries
+            .iter()
+            .map(|(_, v)| {
+                let mut e = Vec::new();
+                match v {
+                    Some(v) => {
+                        branch(1, &mut e);
+                        zigzag(*v, &mut e);
+                    }
+                    None => branch(0, &mut e),
+                }
+                e
+            })
+            .collect();
+        blocks(&mut data, &items, &mut next);
+        let longs: Vec<Option<i64>> = entries.iter().map(|(_, v)| *v).collect();
+        // r: a union whose second branch is a record holding a nullable long: the record
+        // is decoded on the array block's cursor, and a padded index inside it makes the
+        // block fall back after the union's earlier items.
+        let records: Vec<Result<String, Option<i64>>> = (0..next(5))
+            .map(|i| match next(3) {
+                0 => Ok(format!("r{i}")),
+                1 => Err(None),
+                _ => Err(Some(row as i64 - i as i64)),
+            })
+            .collect();
+        let items: Vec<Vec<u8>> = records
+            .iter()
+            .map(|r| {
+                let mut e = Vec::new();
+                match r {
+                    Ok(s) => {
+                        zigzag(0, &mut e);
+                        zigzag(s.len() as i64, &mut e);
+                        e.extend(s.as_bytes());
+                    }
+                    Err(x) => {
+                        zigzag(1, &mut e);
+                        match x {
+                            Some(x) => {
+                                branch(1, &mut e);
+                                zigzag(*x, &mut e);
+                            }
+                            None => branch(0, &mut e),
+                        }
+                    }
+                }
+                e
+            })
+            .collect();
+        blocks(&mut data, &items, &mut next);
+        expected.push((strings, entries, unions, longs, records));
+    }
+    for batch_size in [7, 64, 1000] {
+        let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .with_batch_size(batch_size);
+        let mut batches = decoder.decode_block(&data, rows).unwrap();
+        batches.extend(decoder.flush().unwrap());
+        let mut got = Vec::new();
+        for batch in &batches {
+            let a = batch.column(0).as_list::<i32>();
+            let m = batch.column(1).as_map();
+            let u = batch.column(2).as_list::<i32>();
+            let n = batch.column(3).as_list::<i32>();
+            let r = batch.column(4).as_list::<i32>();
+            for i in 0..batch.num_rows() {
+                let strings: Vec<String> = a
+                    .value(i)
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| s.unwrap().to_string())
+                    .collect();
+                let entries = m.value(i);
+                let keys = entries.column(0).as_string::<i32>();
+                let values = entries.column(1).as_primitive::<Int64Type>();
+                let entries: Vec<(String, Option<i64>)> = (0..entries.len())
+                    .map(|j| {
+                        let v = values.is_valid(j).then(|| values.value(j));
+                        (keys.value(j).to_string(), v)
+                    })
+                    .collect();
+                let items = u.value(i);
+                let items = items.as_any().downcast_ref::<UnionArray>().unwrap();
+                let unions: Vec<U> = (0..items.len())
+                    .map(|j| {
+                        let child = items.child(items.type_id(j));
+                        let at = items.value_offset(j);
+                        match items.type_id(j) {
+                            0 => U::Null,
+                            1 => U::S(child.as_string::<i32>().value(at).to_string()),
+                            _ => U::L(child.as_primitive::<Int64Type>().value(at)),
+                        }
+                    })
+                    .collect();
+                let longs = n.value(i);
+                let longs = longs.as_primitive::<Int64Type>();
+                let longs: Vec<Option<i64>> = longs.iter().collect();
+                let items = r.value(i);
+                let items = items.as_any().downcast_ref::<UnionArray>().unwrap();
+                let records: Vec<Result<String, Option<i64>>> = (0..items.len())
+                    .map(|j| {
+                        let child = items.child(items.type_id(j));
+                        let at = items.value_offset(j);
+                        if items.type_id(j) == 0 {
+                            return Ok(child.as_string::<i32>().value(at).to_string());
+                        }
+                        let x = child.as_struct().column(0).as_primitive::<Int64Type>();
+                        Err(x.is_valid(at).then(|| x.value(at)))
+                    })
+                    .collect();
+                got.push((strings, entries, unions, longs, records));
+            }
+        }
+        assert_eq!(got, expected, "batch size {batch_size}");
+    }
+}
+
+/// A bad item found in a block that started on the fast path is named by its position in
+/// the collection, counted across the collection's blocks.
+#[test]
+fn a_bad_item_after_a_fast_block_names_its_position() {
+    let schema = Schema::parse(ITEMS).unwrap();
+    let string = |s: &str, out: &mut Vec<u8>| {
+        zigzag(s.len() as i64, out);
+        out.extend(s.as_bytes());
+    };
+    // a: two blocks of two strings; m: one good entry, then a block whose second entry has
+    // branch index 2 (out of range for ["null","long"]).
+    let mut data = Vec::new();
+    for _ in 0..2 {
+        zigzag(2, &mut data);
+        string("x", &mut data);
+        string("yz", &mut data);
+    }
+    data.push(0);
+    zigzag(1, &mut data);
+    string("k0", &mut data);
+    data.extend([2, 10]);
+    zigzag(2, &mut data);
+    string("k1", &mut data);
+    data.push(0);
+    string("k2", &mut data);
+    data.push(4);
+    data.extend([0, 0]);
+    let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder();
+    let e = decoder.decode_block(&data, 1).unwrap_err();
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
+        "{e}"
+    );
+    assert_eq!(e.field_path(), "m[2]", "{e}");
+
+    // u: an item whose string runs past the end of the block, in its second block.
+    let mut data = Vec::new();
+    data.push(0);
+    data.push(0);
+    zigzag(1, &mut data);
+    data.push(0);
+    zigzag(2, &mut data);
+    data.push(0);
+    data.push(2);
+    zigzag(50, &mut data);
+    data.extend(b"short");
+    data.push(0);
+    let e = decoder.decode_block(&data, 1).unwrap_err();
+    assert_eq!(e.field_path(), "u[2]", "{e}");
+}
