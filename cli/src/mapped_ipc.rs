@@ -5,10 +5,11 @@
 //! endianness, and (added here, where `FileReader` would fail its read) every block inside the
 //! file; arrays are validated as `FileReader` validates them. arrow-ipc's decoding panics on
 //! some damaged files (an unknown type in the footer's schema): its calls here are guarded
-//! and such a panic is an error naming the file. What is not guarded, as with `FileReader`:
-//! arrow-ipc allocates a compressed buffer's declared uncompressed length before
-//! decompressing it, so a lying length in an LZ4 or zstd IPC file can ask for more memory
-//! than there is.
+//! and such a panic is an error naming the file. arrow-ipc allocates a compressed buffer's
+//! declared uncompressed length before decompressing it (a failed allocation aborts the
+//! process), so the lengths a compressed batch or dictionary declares are checked first:
+//! together at most [`MAX_RATIO`] times the message's body, or [`FLOOR`] whatever the body,
+//! and never more than [`CEILING`].
 
 use anyhow::{anyhow, Context, Result};
 use arrow::array::RecordBatch;
@@ -19,6 +20,14 @@ use arrow_ipc::reader::{read_footer_length, FileDecoder};
 use arrow_ipc::Block;
 use std::path::Path;
 use std::sync::Arc;
+
+/// The uncompressed bytes a compressed message may declare per byte of its body. LZ4 frames
+/// expand at most ~255 times; zstd more, on runs of one value, which [`FLOOR`] admits.
+const MAX_RATIO: u64 = 1024;
+/// Uncompressed bytes any compressed message may declare, whatever its body.
+const FLOOR: u64 = 256 << 20;
+/// Uncompressed bytes no message may declare.
+const CEILING: u64 = 16 << 30;
 
 /// An Arrow IPC file, mapped, with its schema and the blocks of its record batches.
 pub struct MappedIpcFile {
@@ -69,6 +78,8 @@ impl MappedIpcFile {
         let mut decoder = FileDecoder::new(schema.clone(), footer.version());
         for block in footer.dictionaries().into_iter().flatten() {
             let bytes = slice(&data, block).map_err(&bad)?;
+            check_declared(block, &bytes)
+                .map_err(|e| bad(format!("dictionary at byte {}: {e}", block.offset())))?;
             guarded(|| decoder.read_dictionary(block, &bytes))
                 .map_err(|e| bad(format!("dictionary at byte {}: {e}", block.offset())))?;
         }
@@ -112,9 +123,11 @@ impl MappedIpcFile {
             let batch = slice(&data, &block)
                 .map_err(|what| anyhow!("{name}: not a readable Arrow IPC file: {what}"))
                 .and_then(|bytes| {
-                    guarded(|| decoder.read_record_batch(&block, &bytes)).map_err(|e| {
-                        anyhow!("{name}: record batch at byte {}: {e}", block.offset())
-                    })
+                    check_declared(&block, &bytes)
+                        .and_then(|()| guarded(|| decoder.read_record_batch(&block, &bytes)))
+                        .map_err(|e| {
+                            anyhow!("{name}: record batch at byte {}: {e}", block.offset())
+                        })
                 });
             match batch {
                 Ok(Some(b)) => Some(Ok(b)),
@@ -134,6 +147,52 @@ impl MappedIpcFile {
 /// `f`'s result, or its panic as an error (arrow-ipc panics on some damaged input).
 fn guarded<T>(f: impl FnOnce() -> Result<T, ArrowError>) -> std::result::Result<T, String> {
     crate::error::catch_quietly(f)?.map_err(|e| e.to_string())
+}
+
+/// The uncompressed bytes the compressed buffers of `block`'s message (a record batch or a
+/// dictionary batch; `bytes` its message and body) declare together: `None` when the message
+/// is not compressed, or when it cannot be read here (arrow-ipc then reports it).
+fn declared_bytes(block: &Block, bytes: &[u8]) -> Option<u64> {
+    let meta_len = usize::try_from(block.metaDataLength()).ok()?;
+    let (meta, body) = (bytes.get(..meta_len)?, bytes.get(meta_len..)?);
+    // The encapsulated message: a continuation marker (absent before format 0.15) and the
+    // flatbuffer's length, then the flatbuffer.
+    let (len_at, start): (usize, usize) = if meta.get(..4)? == [0xff; 4] {
+        (4, 8)
+    } else {
+        (0, 4)
+    };
+    let len = u32::from_le_bytes(meta.get(len_at..len_at + 4)?.try_into().ok()?) as usize;
+    let message = arrow_ipc::root_as_message(meta.get(start..start.checked_add(len)?)?).ok()?;
+    let batch = match message.header_as_record_batch() {
+        Some(batch) => batch,
+        None => message.header_as_dictionary_batch()?.data()?,
+    };
+    batch.compression()?;
+    let declared = batch.buffers()?.iter().filter_map(|b| {
+        // A compressed buffer starts with its uncompressed length (-1: stored as is).
+        let at = usize::try_from(b.offset()).ok()?;
+        let prefix = body.get(at..at.checked_add(8)?)?;
+        u64::try_from(i64::from_le_bytes(prefix.try_into().ok()?)).ok()
+    });
+    Some(declared.fold(0u64, u64::saturating_add))
+}
+
+/// Refuses a message whose compressed buffers declare more uncompressed bytes than its body
+/// can hold (see the module docs), before arrow-ipc allocates them.
+fn check_declared(block: &Block, bytes: &[u8]) -> std::result::Result<(), String> {
+    let Some(declared) = declared_bytes(block, bytes) else {
+        return Ok(());
+    };
+    let body = u64::try_from(block.bodyLength()).unwrap_or(0);
+    let limit = body.saturating_mul(MAX_RATIO).clamp(FLOOR, CEILING);
+    if declared > limit {
+        return Err(format!(
+            "its compressed buffers declare {declared} uncompressed bytes, more than the \
+             {limit} a body of {body} bytes may hold here"
+        ));
+    }
+    Ok(())
 }
 
 /// The bytes of `block` (its message and body) in `data`, or why they are not all there.
@@ -235,6 +294,90 @@ mod tests {
                 .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>());
             if let Err(e) = result {
                 assert!(format!("{e:#}").contains("bad.arrow"), "{e:#}");
+            }
+        }
+    }
+
+    /// A compressed batch or dictionary whose buffers declare a huge uncompressed length is an
+    /// error naming the file, not an allocation that aborts the process.
+    #[test]
+    fn lying_compressed_lengths_are_errors() {
+        use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
+        use arrow_ipc::CompressionType;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lying.arrow");
+        // Values that compress (a buffer that would not is stored as is, declaring nothing).
+        let ids: ArrayRef = Arc::new(Int64Array::from_iter_values((0..10_000).map(|i| i / 100)));
+        let words = ["a".repeat(500), "b".repeat(500), "c".repeat(500)];
+        let kinds: ArrayRef = Arc::new(
+            (0..10_000)
+                .map(|i| words[i / 1000 % 3].as_str())
+                .collect::<DictionaryArray<Int32Type>>(),
+        );
+        let b = RecordBatch::try_from_iter([("id", ids), ("kind", kinds)]).unwrap();
+        for codec in [CompressionType::LZ4_FRAME, CompressionType::ZSTD] {
+            let options = IpcWriteOptions::default()
+                .try_with_compression(Some(codec))
+                .unwrap();
+            let mut good = Vec::new();
+            let mut w = FileWriter::try_new_with_options(&mut good, &b.schema(), options).unwrap();
+            w.write(&b).unwrap();
+            w.finish().unwrap();
+            drop(w);
+            std::fs::write(&path, &good).unwrap();
+            let file = std::fs::File::open(&path).unwrap();
+            let mapped = MappedIpcFile::open(&path, &file).unwrap();
+            let batches: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
+            assert_eq!(batches, std::slice::from_ref(&b));
+
+            // The footer's blocks: the dictionary's, then the batch's.
+            let footer_len =
+                i32::from_le_bytes(good[good.len() - 10..good.len() - 6].try_into().unwrap());
+            let footer = arrow_ipc::root_as_footer(
+                &good[good.len() - 10 - footer_len as usize..good.len() - 10],
+            )
+            .unwrap();
+            let blocks: Vec<Block> = footer
+                .dictionaries()
+                .into_iter()
+                .flatten()
+                .chain(footer.recordBatches().into_iter().flatten())
+                .copied()
+                .collect();
+            assert_eq!(blocks.len(), 2);
+            for (i, block) in blocks.iter().enumerate() {
+                let start = block.offset() as usize;
+                let bytes = &good
+                    [start..start + block.metaDataLength() as usize + block.bodyLength() as usize];
+                assert!(declared_bytes(block, bytes).unwrap() > 0, "{codec:?}");
+                // Every compressed buffer of this block declares 2^50 bytes.
+                let meta = &bytes[..block.metaDataLength() as usize];
+                let len = u32::from_le_bytes(meta[4..8].try_into().unwrap()) as usize;
+                let message = arrow_ipc::root_as_message(&meta[8..8 + len]).unwrap();
+                let rb = match message.header_as_record_batch() {
+                    Some(rb) => rb,
+                    None => message
+                        .header_as_dictionary_batch()
+                        .unwrap()
+                        .data()
+                        .unwrap(),
+                };
+                let mut bad = good.clone();
+                let body = start + block.metaDataLength() as usize;
+                for buffer in rb.buffers().unwrap().iter().filter(|b| b.length() >= 8) {
+                    let at = body + buffer.offset() as usize;
+                    if i64::from_le_bytes(bad[at..at + 8].try_into().unwrap()) >= 0 {
+                        bad[at..at + 8].copy_from_slice(&(1i64 << 50).to_le_bytes());
+                    }
+                }
+                std::fs::write(&path, &bad).unwrap();
+                let file = std::fs::File::open(&path).unwrap();
+                let e = MappedIpcFile::open(&path, &file)
+                    .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>())
+                    .unwrap_err();
+                let e = format!("{e:#}");
+                assert!(e.contains("lying.arrow"), "{e}");
+                assert!(e.contains("uncompressed bytes, more than"), "{i}: {e}");
             }
         }
     }
