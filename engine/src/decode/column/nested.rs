@@ -325,6 +325,8 @@ impl UnionCol {
         };
         self.type_ids.push(branch as i8);
         decode_primitive_sticky!(child, f, other => match other {
+            // (The `null` branch of a general union: no call out of line.)
+            Column::Null(len) => *len += 1,
             Column::Struct(s) => s.fields_sticky(f, c),
             other => nested_sticky(other, f, c),
         });
