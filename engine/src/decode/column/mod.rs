@@ -37,8 +37,8 @@ fn grow<T: Pooled>(v: &mut Vec<T>, n: usize, pool: Option<&BufferPool>) {
 
 /// Decode a value out of line from the fast path: `$decode` (with the [`Cursor`] `$c`) runs
 /// unless the record already failed; its error just fails the record (it is found again by
-/// [`StructCol::decode_slow`], or by an array block's value-by-value loop). A macro: the same code as a function taking a closure
-/// compiled Wide's record loop 1.8 % longer.
+/// [`StructCol::decode_slow`], or by an array block's value-by-value loop). A macro: the same
+/// code as a function taking a closure compiled Wide's record loop 1.8 % longer.
 macro_rules! call_sticky {
     ($f:expr, $c:expr, $decode:expr) => {
         if !$f.failed() {

@@ -185,9 +185,9 @@ impl NullableCol {
         c: &mut Cursor<'_, K>,
     ) {
         // The branch index as its one encoded byte (zigzag 0 and 1: the bytes 0 and 2),
-        // compared without decoding it. Anything else fails the record (or array block), which
-        // the reference path then decodes again: it reports a bad index and accepts an index written as a
-        // longer (padded) varint, as it always did.
+        // compared without decoding it. Anything else fails the record (or array block),
+        // which the reference path then decodes again: it reports a bad index and accepts an
+        // index written as a longer (padded) varint, as it always did.
         let value_byte = self.value_byte;
         match f.buf.get(f.pos) {
             Some(&b) if b == value_byte => {
@@ -289,7 +289,7 @@ impl UnionCol {
         if len < counted {
             for &t in &self.type_ids[len..counted] {
                 if let Some(n) = self.counts.get_mut(t as usize) {
-                    *n -= 1;
+                    *n = n.saturating_sub(1);
                 }
             }
         } else {
@@ -489,9 +489,9 @@ impl Column {
     }
 }
 
-/// Decode one value of any column on the fast path (a record's field, an array's item, a
-/// map's value): primitives, nullable values and union branches inline, the rest through a
-/// call.
+/// Decode one value of any column on the fast path of an array block (an item) or a map
+/// block (a value): primitives, nullable values and union branches inline, the rest through a
+/// call. (A record's fields go through `record::field_sticky`.)
 #[inline(always)]
 fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
     decode_primitive_sticky!(col, f, other => match other {
