@@ -171,6 +171,14 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                 zigzag(b, out);
             }
         };
+        // A `["null", "long"]` value (map values, `n`'s items, the record in `r`).
+        let nullable_long = |v: Option<i64>, out: &mut Vec<u8>| match v {
+            Some(v) => {
+                branch(1, out);
+                zigzag(v, out);
+            }
+            None => branch(0, out),
+        };
         let items: Vec<Vec<u8>> = strings
             .iter()
             .map(|s| {
@@ -187,13 +195,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                 let mut e = Vec::new();
                 zigzag(k.len() as i64, &mut e);
                 e.extend(k.as_bytes());
-                match v {
-                    Some(v) => {
-                        branch(1, &mut e);
-                        zigzag(*v, &mut e);
-                    }
-                    None => branch(0, &mut e),
-                }
+                nullable_long(*v, &mut e);
                 e
             })
             .collect();
@@ -223,13 +225,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
             .iter()
             .map(|(_, v)| {
                 let mut e = Vec::new();
-                match v {
-                    Some(v) => {
-                        branch(1, &mut e);
-                        zigzag(*v, &mut e);
-                    }
-                    None => branch(0, &mut e),
-                }
+                nullable_long(*v, &mut e);
                 e
             })
             .collect();
@@ -257,13 +253,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                     }
                     Err(x) => {
                         zigzag(1, &mut e);
-                        match x {
-                            Some(x) => {
-                                branch(1, &mut e);
-                                zigzag(*x, &mut e);
-                            }
-                            None => branch(0, &mut e),
-                        }
+                        nullable_long(*x, &mut e);
                     }
                 }
                 e
