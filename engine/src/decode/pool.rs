@@ -19,7 +19,7 @@
 //! Nothing is read from a recycled allocation before it is written: the `Vec`s come back
 //! empty and builders only append.
 
-use arrow_buffer::{ArrowNativeType, Buffer, ScalarBuffer};
+use arrow_buffer::{i256, ArrowNativeType, Buffer, IntervalMonthDayNano, ScalarBuffer};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
@@ -45,6 +45,9 @@ pub(crate) struct BufferPool {
     i64s: Shelf<i64>,
     f32s: Shelf<f32>,
     f64s: Shelf<f64>,
+    i128s: Shelf<i128>,
+    i256s: Shelf<i256>,
+    intervals: Shelf<IntervalMonthDayNano>,
     /// Capacity in bytes of all the buffers on the shelves.
     retained: AtomicUsize,
 }
@@ -63,7 +66,16 @@ macro_rules! pooled {
         }
     )*};
 }
-pooled!(u8 => bytes, i32 => i32s, i64 => i64s, f32 => f32s, f64 => f64s);
+pooled!(
+    u8 => bytes,
+    i32 => i32s,
+    i64 => i64s,
+    f32 => f32s,
+    f64 => f64s,
+    i128 => i128s,
+    i256 => i256s,
+    IntervalMonthDayNano => intervals
+);
 
 fn bytes_of<T>(elements: usize) -> usize {
     elements.saturating_mul(std::mem::size_of::<T>())

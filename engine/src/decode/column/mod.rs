@@ -19,7 +19,7 @@ use arrow_array::{
     make_array, ArrayRef, BooleanArray, DictionaryArray, Int32Array, IntervalMonthDayNanoArray,
     ListArray, MapArray, NullArray, StructArray,
 };
-use arrow_buffer::{IntervalMonthDayNano, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{IntervalMonthDayNano, NullBuffer, OffsetBuffer};
 use arrow_data::ArrayDataBuilder;
 use arrow_schema::DataType;
 use resolve::{decode_promoted, fill_zero_size, DefaultCol, PromotedCol, ResolvedUnion};
@@ -498,6 +498,8 @@ impl Column {
             Column::Default(d) => d.column.reserve(n, pool),
             Column::Promoted(p) => p.column.reserve(n, pool),
             Column::Resolved(r) => r.out.reserve(n, pool),
+            Column::Decimal(d) => d.reserve(n, pool),
+            Column::Duration(v) => grow(v, n, pool),
             _ => {}
         }
     }
@@ -553,9 +555,9 @@ impl Column {
                         .expect("enum indexes checked while decoding"),
                 )
             }
-            Column::Decimal(d) => d.finish(nulls),
+            Column::Decimal(d) => d.finish(nulls, pool),
             Column::Duration(v) => Arc::new(IntervalMonthDayNanoArray::new(
-                ScalarBuffer::from(std::mem::take(v)),
+                pool.scalar(std::mem::take(v)),
                 nulls,
             )),
             Column::List(l) => {

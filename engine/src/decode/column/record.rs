@@ -56,6 +56,7 @@ impl StructCol {
                 Column::Float32(_) => Some(4),
                 Column::Float64(_) => Some(8),
                 Column::Fixed(f) => Some(f.size),
+                Column::Decimal(d) => d.fixed_size(),
                 _ => None,
             })
             .sum::<Option<usize>>()
@@ -211,8 +212,8 @@ impl StructCol {
         done
     }
 
-    /// Records whose fields all have a fixed size (floats, doubles, fixed: coordinates,
-    /// measurements, hashes) have a fixed size too: `n` of them are `n * size` bytes, each
+    /// Records whose fields all have a fixed size (floats, doubles, fixed, decimals in a fixed
+    /// that always fits: coordinates, measurements, hashes, amounts) have a fixed size too: `n` of them are `n * size` bytes, each
     /// field a strided copy from them. Any bytes are valid values. Returns the records decoded:
     /// `n`, or 0 (nothing read) when fewer bytes are left, for the record loop to report.
     fn decode_fixed_rows<K: Kernel>(
@@ -243,6 +244,10 @@ impl StructCol {
                     }));
                     offset += 4;
                 }
+                Column::Decimal(d) => {
+                    d.extend_fixed_rows(c.buf, c.pos, n, size, offset);
+                    offset += d.fixed_size().expect("a fixed-size decimal");
+                }
                 Column::Fixed(f) => {
                     f.data.reserve(n * f.size);
                     rows.for_each(|r| f.data.extend_from_slice(&r[offset..offset + f.size]));
@@ -250,7 +255,7 @@ impl StructCol {
                     offset += f.size;
                 }
                 other => unreachable!(
-                    "a fixed-size record holds only floats and fixed, not {}",
+                    "a fixed-size record holds only floats, fixed and decimals, not {}",
                     other.kind_name()
                 ),
             }

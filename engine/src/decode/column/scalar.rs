@@ -2,10 +2,11 @@
 //! resolution) and decimals, and the bulk copy of `float`/`double` array items.
 
 use crate::decode::cursor::{Cursor, Sticky};
+use crate::decode::pool::BufferPool;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::Kernel;
 use arrow_array::{ArrayRef, Decimal128Array, Decimal256Array, StringArray};
-use arrow_buffer::{i256, NullBuffer, ScalarBuffer};
+use arrow_buffer::{i256, NullBuffer};
 use arrow_schema::DataType;
 use std::sync::Arc;
 
@@ -157,6 +158,34 @@ impl DecimalCol {
         Some(out)
     }
 
+    /// Whether every value of this column is `n` bytes that always fit its Arrow type (a
+    /// `fixed` of at most 16 bytes, or 32 for `Decimal256`): then any bytes are a valid value
+    /// and a record of such fields has a fixed size ([`DecimalCol::extend_fixed_rows`]).
+    pub(super) fn fixed_size(&self) -> Option<usize> {
+        match self.source {
+            DecimalSource::Fixed(n) if n <= if self.is_wide { 32 } else { 16 } => Some(n),
+            _ => None,
+        }
+    }
+
+    /// The value whose `b.len()` bytes end at `buf[end]`, pushed; `false` when it does not fit.
+    #[inline(always)]
+    fn push_at(&mut self, buf: &[u8], end: usize, b: &[u8]) -> bool {
+        debug_assert!(end >= b.len() && buf.get(end - b.len()..end) == Some(b));
+        if self.is_wide {
+            match wide_at(buf, end, b) {
+                Some(v) => self.wide.push(v),
+                None => return false,
+            }
+        } else {
+            match narrow_at(buf, end, b) {
+                Some(v) => self.narrow.push(v),
+                None => return false,
+            }
+        }
+        true
+    }
+
     #[inline]
     pub(super) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         let start = c.pos;
@@ -164,16 +193,14 @@ impl DecimalCol {
             DecimalSource::Bytes => c.bytes()?,
             DecimalSource::Fixed(n) => c.take(n)?,
         };
-        let overflow =
-            || DecodeError::new(DecodeErrorKind::DecimalOverflow { len: b.len() }, start);
-        if self.is_wide {
-            let v = Self::sign_extend::<32>(b).ok_or_else(overflow)?;
-            self.wide.push(i256::from_be_bytes(v));
+        if self.push_at(c.buf, c.pos, b) {
+            Ok(())
         } else {
-            let v = Self::sign_extend::<16>(b).ok_or_else(overflow)?;
-            self.narrow.push(i128::from_be_bytes(v));
+            Err(DecodeError::new(
+                DecodeErrorKind::DecimalOverflow { len: b.len() },
+                start,
+            ))
         }
-        Ok(())
     }
 
     /// [`DecimalCol::decode`] on the fast path (zero after a failure).
@@ -183,18 +210,35 @@ impl DecimalCol {
             DecimalSource::Bytes => f.bytes(),
             DecimalSource::Fixed(n) => f.take(n),
         };
+        // (After a failure `b` is empty and `f.pos` the end of the buffer.)
+        if !self.push_at(f.buf, f.pos, b) {
+            f.fail();
+            self.push_zero();
+        }
+    }
+
+    /// The values of `rows` records of `size` bytes starting at `buf[start]`, this column's
+    /// `n` bytes (see [`DecimalCol::fixed_size`]) at `offset` in each: a strided read.
+    pub(super) fn extend_fixed_rows(
+        &mut self,
+        buf: &[u8],
+        start: usize,
+        rows: usize,
+        size: usize,
+        offset: usize,
+    ) {
+        let n = self.fixed_size().expect("a fixed-size decimal");
+        let ends = (0..rows).map(|r| start + r * size + offset + n);
         if self.is_wide {
-            let v = Self::sign_extend::<32>(b).unwrap_or_else(|| {
-                f.fail();
-                [0; 32]
-            });
-            self.wide.push(i256::from_be_bytes(v));
+            self.wide.extend(
+                ends.map(|end| {
+                    wide_at(buf, end, &buf[end - n..end]).expect("32 bytes or fewer fit")
+                }),
+            );
         } else {
-            let v = Self::sign_extend::<16>(b).unwrap_or_else(|| {
-                f.fail();
-                [0; 16]
-            });
-            self.narrow.push(i128::from_be_bytes(v));
+            self.narrow.extend(ends.map(|end| {
+                narrow_at(buf, end, &buf[end - n..end]).expect("16 bytes or fewer fit")
+            }));
         }
     }
 
@@ -206,16 +250,24 @@ impl DecimalCol {
         }
     }
 
-    pub(super) fn finish(&mut self, nulls: Option<NullBuffer>) -> ArrayRef {
+    pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
         if self.is_wide {
-            let values = ScalarBuffer::from(std::mem::take(&mut self.wide));
+            super::grow(&mut self.wide, n, pool);
+        } else {
+            super::grow(&mut self.narrow, n, pool);
+        }
+    }
+
+    pub(super) fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
+        if self.is_wide {
+            let values = pool.scalar(std::mem::take(&mut self.wide));
             Arc::new(
                 Decimal256Array::new(values, nulls)
                     .with_precision_and_scale(self.precision, self.scale)
                     .expect("precision and scale validated by the plan"),
             )
         } else {
-            let values = ScalarBuffer::from(std::mem::take(&mut self.narrow));
+            let values = pool.scalar(std::mem::take(&mut self.narrow));
             Arc::new(
                 Decimal128Array::new(values, nulls)
                     .with_precision_and_scale(self.precision, self.scale)
@@ -223,6 +275,53 @@ impl DecimalCol {
             )
         }
     }
+}
+
+/// The big-endian two's-complement integer `b` (the `b.len()` bytes of `buf` that end at
+/// `end`) as an `i128`, or `None` when it does not fit.
+///
+/// A value of at most 16 bytes with 16 bytes of `buf` before its end (every value but those at
+/// the very start of a block) is read as one 16-byte window ending at `end`: byte-swapped, the
+/// bytes before the value shifted out to the left and shifted back arithmetically, which
+/// extends the sign. That replaces a copy of `b.len()` bytes (a `memcpy` call) into a filled
+/// array; [`DecimalCol::sign_extend`] is the reference, and serves every other value.
+#[inline(always)]
+fn narrow_at(buf: &[u8], end: usize, b: &[u8]) -> Option<i128> {
+    let n = b.len();
+    if n <= 16 && end >= 16 {
+        Some(window_i128(buf, end, n))
+    } else {
+        DecimalCol::sign_extend::<16>(b).map(i128::from_be_bytes)
+    }
+}
+
+/// [`narrow_at`] for `Decimal256`: two windows for values of 17 to 32 bytes.
+#[inline(always)]
+fn wide_at(buf: &[u8], end: usize, b: &[u8]) -> Option<i256> {
+    let n = b.len();
+    if n <= 16 && end >= 16 {
+        let low = window_i128(buf, end, n);
+        Some(i256::from_parts(low as u128, low >> 127))
+    } else if n <= 32 && end >= 32 {
+        let low = window_i128(buf, end, 16) as u128;
+        Some(i256::from_parts(low, window_i128(buf, end - 16, n - 16)))
+    } else {
+        DecimalCol::sign_extend::<32>(b).map(i256::from_be_bytes)
+    }
+}
+
+/// The `n <= 16` bytes of `buf` that end at `end >= 16`, a big-endian two's-complement
+/// integer, sign-extended.
+#[inline(always)]
+fn window_i128(buf: &[u8], end: usize, n: usize) -> i128 {
+    debug_assert!(n <= 16 && end >= 16);
+    let window: [u8; 16] = buf[end - 16..end].try_into().expect("16 bytes");
+    if n == 0 {
+        return 0;
+    }
+    // 0..=120: the bytes before the value, shifted out.
+    let shift = 8 * (16 - n) as u32;
+    ((u128::from_be_bytes(window) << shift) as i128) >> shift
 }
 
 /// `f32` and `f64` (implemented for nothing else): every bit pattern is a valid value, and on a
@@ -330,6 +429,146 @@ mod tests {
         assert_eq!(
             DecimalCol::sign_extend::<2>(&[0x00, 0x00, 0x7f, 0x00]),
             Some([0x7f, 0])
+        );
+    }
+
+    /// A xorshift generator for the tests below.
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// A random byte, often a sign-extension byte or one next to a sign boundary, so that
+    /// long values that still fit (and ones that just do not) are common.
+    fn edge_byte(x: &mut u64) -> u8 {
+        match next(x) % 6 {
+            0 | 1 => 0x00,
+            2 => 0xff,
+            3 => 0x80,
+            4 => 0x7f,
+            _ => next(x) as u8,
+        }
+    }
+
+    /// The window reads ([`narrow_at`], [`wide_at`]) equal the reference sign extension for
+    /// every value length up to 40 bytes, at every end position in the buffer (those too close
+    /// to its start take the reference path themselves).
+    #[test]
+    fn decimal_windows_match_sign_extension() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200 {
+            let buf: Vec<u8> = (0..(next(&mut x) % 80) as usize)
+                .map(|_| edge_byte(&mut x))
+                .collect();
+            for end in 0..=buf.len() {
+                for n in 0..=end.min(40) {
+                    let b = &buf[end - n..end];
+                    assert_eq!(
+                        narrow_at(&buf, end, b),
+                        DecimalCol::sign_extend::<16>(b).map(i128::from_be_bytes),
+                        "{b:02x?} ending at {end}"
+                    );
+                    assert_eq!(
+                        wide_at(&buf, end, b),
+                        DecimalCol::sign_extend::<32>(b).map(i256::from_be_bytes),
+                        "{b:02x?} ending at {end}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Records of `fixed` decimals only (the strided fixed-size-record path), and the same
+    /// fields after a `long` (the record loop), decode to the reference values, in batches that
+    /// end anywhere; a `fixed(17)` decimal of precision 38 (not always fitting) that does not
+    /// fit is an error.
+    #[test]
+    fn fixed_decimal_records_decode_to_the_reference_values() {
+        use crate::decode::{DecodeOptions, DecodePlan};
+        use crate::schema::Schema;
+        use arrow_array::{Array, Decimal128Array, Decimal256Array};
+        let fields = r#"{"name":"a","type":{"type":"fixed","name":"f8","size":8,"logicalType":"decimal","precision":18,"scale":2}},
+            {"name":"b","type":{"type":"fixed","name":"f16","size":16,"logicalType":"decimal","precision":38,"scale":0}},
+            {"name":"c","type":{"type":"fixed","name":"f3","size":3,"logicalType":"decimal","precision":6,"scale":1}},
+            {"name":"d","type":{"type":"fixed","name":"f20","size":20,"logicalType":"decimal","precision":45,"scale":3}}"#;
+        let sizes = [8, 16, 3, 20];
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let rows = 700;
+        let values: Vec<Vec<u8>> = (0..rows * sizes.len())
+            .map(|i| (0..sizes[i % 4]).map(|_| edge_byte(&mut x)).collect())
+            .collect();
+        for lead in [false, true] {
+            let schema = Schema::parse(&format!(
+                r#"{{"type":"record","name":"r","fields":[{}{fields}]}}"#,
+                if lead {
+                    r#"{"name":"n","type":"long"},"#
+                } else {
+                    ""
+                }
+            ))
+            .unwrap();
+            let mut block = Vec::new();
+            for (i, v) in values.iter().enumerate() {
+                if lead && i % 4 == 0 {
+                    block.push(0x02);
+                }
+                block.extend_from_slice(v);
+            }
+            for batch_size in [1, 33, 256, 1000] {
+                let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+                    .unwrap()
+                    .decoder()
+                    .with_batch_size(batch_size);
+                let mut batches = decoder.decode_block(&block, rows as u64).unwrap();
+                batches.extend(decoder.flush().unwrap());
+                let column = |j: usize| -> Vec<i256> {
+                    let j = j + usize::from(lead);
+                    batches
+                        .iter()
+                        .flat_map(|batch| {
+                            let a = batch.column(j);
+                            match a.as_any().downcast_ref::<Decimal128Array>() {
+                                Some(a) => a.values().iter().map(|&v| i256::from_i128(v)).collect(),
+                                None => a
+                                    .as_any()
+                                    .downcast_ref::<Decimal256Array>()
+                                    .unwrap()
+                                    .values()
+                                    .to_vec(),
+                            }
+                        })
+                        .collect()
+                };
+                for j in 0..4 {
+                    let expected: Vec<i256> = values[j..]
+                        .iter()
+                        .step_by(4)
+                        .map(|v| i256::from_be_bytes(DecimalCol::sign_extend::<32>(v).unwrap()))
+                        .collect();
+                    assert_eq!(
+                        column(j),
+                        expected,
+                        "field {j}, lead {lead}, batch {batch_size}"
+                    );
+                }
+            }
+        }
+        let schema = Schema::parse(
+            r#"{"type":"record","name":"r","fields":[{"name":"a","type":{"type":"fixed","name":"f17","size":17,"logicalType":"decimal","precision":38,"scale":0}}]}"#,
+        )
+        .unwrap();
+        let mut block = vec![0xff; 17];
+        block.extend([0x00; 17]);
+        block.extend([0x01; 17]);
+        let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder();
+        let error = decoder.decode_block(&block, 3).unwrap_err();
+        assert!(
+            matches!(error.kind(), DecodeErrorKind::DecimalOverflow { len: 17 }),
+            "{error}"
         );
     }
 }
