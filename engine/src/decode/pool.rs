@@ -41,6 +41,7 @@ type Shelf<T> = Mutex<Vec<Vec<T>>>;
 #[derive(Debug, Default)]
 pub(crate) struct BufferPool {
     bytes: Shelf<u8>,
+    i8s: Shelf<i8>,
     i32s: Shelf<i32>,
     i64s: Shelf<i64>,
     f32s: Shelf<f32>,
@@ -68,6 +69,7 @@ macro_rules! pooled {
 }
 pooled!(
     u8 => bytes,
+    i8 => i8s,
     i32 => i32s,
     i64 => i64s,
     f32 => f32s,

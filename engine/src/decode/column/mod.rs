@@ -499,6 +499,7 @@ impl Column {
             Column::Promoted(p) => p.column.reserve(n, pool),
             Column::Resolved(r) => r.out.reserve(n, pool),
             Column::Decimal(d) => d.reserve(n, pool),
+            Column::Union(u) => u.reserve(n, pool),
             Column::Duration(v) => grow(v, n, pool),
             _ => {}
         }
@@ -602,7 +603,7 @@ impl Column {
                     .iter_mut()
                     .map(|c| c.finish(None, pool))
                     .collect();
-                u.assemble(children)
+                u.assemble(children, pool)
             }
             Column::Skip(_) => unreachable!("skipped columns are never finished"),
             Column::TooDeep(t) => Arc::new(NullArray::new(std::mem::take(&mut t.len))),

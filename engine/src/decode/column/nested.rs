@@ -6,10 +6,10 @@ use super::scalar::extend_le;
 use super::{nested_sticky, offsets_overflow, BytesCol, BytesKind, Column};
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
+use crate::decode::pool::BufferPool;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::{BulkHint, Kernel};
 use arrow_array::{ArrayRef, UnionArray};
-use arrow_buffer::ScalarBuffer;
 use arrow_schema::{FieldRef, UnionFields};
 use std::sync::Arc;
 
@@ -261,6 +261,9 @@ pub(crate) struct UnionCol {
     /// truncate once per array block).
     counts: Vec<usize>,
     counted: usize,
+    /// The values of each branch in the last batch: a new batch reserves room in each branch
+    /// for its share of the batch's values.
+    last_counts: Vec<usize>,
 }
 
 impl UnionCol {
@@ -269,8 +272,27 @@ impl UnionCol {
             type_ids: Vec::new(),
             counts: vec![0; children.len()],
             counted: 0,
+            last_counts: vec![0; children.len()],
             children,
             fields,
+        }
+    }
+
+    /// Room for `n` more values: type ids for all, and in each branch its share of the last
+    /// batch's values (so a branch's values do not regrow by doubling, each batch, into fresh
+    /// memory). Each branch reserves at most `n`.
+    pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
+        super::grow(&mut self.type_ids, n, pool);
+        let last: usize = self.last_counts.iter().sum();
+        if last == 0 {
+            return;
+        }
+        for (child, &count) in self.children.iter_mut().zip(&self.last_counts) {
+            // `count <= last`, so the share is at most `n`.
+            let share = (count as u128 * n as u128).div_ceil(last as u128) as usize;
+            if share > 0 {
+                child.reserve(share, pool);
+            }
         }
     }
 
@@ -341,22 +363,24 @@ impl UnionCol {
 
     /// The batch's dense union array: offsets derived from the type ids, which the branches'
     /// lengths must agree with.
-    pub(super) fn assemble(&mut self, children: Vec<ArrayRef>) -> ArrayRef {
+    pub(super) fn assemble(&mut self, children: Vec<ArrayRef>, pool: &Arc<BufferPool>) -> ArrayRef {
         let type_ids = std::mem::take(&mut self.type_ids);
         self.counts.fill(0);
         self.counted = 0;
         // Each value's position among the values of its branch. Indexing `next` checks every
         // type id against the branches.
         let mut next = vec![0i32; children.len()];
-        let offsets: Vec<i32> = type_ids
-            .iter()
-            .map(|&t| {
-                let slot = &mut next[t as usize];
-                let offset = *slot;
-                *slot += 1;
-                offset
-            })
-            .collect();
+        let mut offsets = Vec::new();
+        pool.reserve(&mut offsets, type_ids.len());
+        offsets.extend(type_ids.iter().map(|&t| {
+            let slot = &mut next[t as usize];
+            let offset = *slot;
+            *slot += 1;
+            offset
+        }));
+        for (last, &count) in self.last_counts.iter_mut().zip(&next) {
+            *last = count as usize;
+        }
         let consistent = children
             .iter()
             .zip(&next)
@@ -366,7 +390,7 @@ impl UnionCol {
                 .iter()
                 .map(|(id, _)| id)
                 .eq(0..children.len() as i8);
-        let (type_ids, offsets) = (ScalarBuffer::from(type_ids), ScalarBuffer::from(offsets));
+        let (type_ids, offsets) = (pool.scalar(type_ids), pool.scalar(offsets));
         if consistent {
             // SAFETY: every type id indexed `next` above, so it is in 0..children.len(), and
             // the fields' ids are exactly 0..children.len(): each type id names a field. Each

@@ -228,7 +228,20 @@ impl DecimalCol {
         offset: usize,
     ) {
         let n = self.fixed_size().expect("a fixed-size decimal");
-        let ends = (0..rows).map(|r| start + r * size + offset + n);
+        let first = start + offset + n;
+        if !self.is_wide && first >= 16 {
+            // Every value's window is in the buffer; the common sizes get their shift as a
+            // constant.
+            match n {
+                8 => extend_windows::<8>(&mut self.narrow, buf, first, rows, size),
+                16 => extend_windows::<16>(&mut self.narrow, buf, first, rows, size),
+                _ => self
+                    .narrow
+                    .extend((0..rows).map(|r| window_i128(buf, first + r * size, n))),
+            }
+            return;
+        }
+        let ends = (0..rows).map(|r| first + r * size);
         if self.is_wide {
             self.wide.extend(
                 ends.map(|end| {
@@ -308,6 +321,18 @@ fn wide_at(buf: &[u8], end: usize, b: &[u8]) -> Option<i256> {
     } else {
         DecimalCol::sign_extend::<32>(b).map(i256::from_be_bytes)
     }
+}
+
+/// The `N`-byte values that end at `first`, `first + size`, ... (`rows` of them), read as
+/// [`window_i128`] with `N` known.
+fn extend_windows<const N: usize>(
+    out: &mut Vec<i128>,
+    buf: &[u8],
+    first: usize,
+    rows: usize,
+    size: usize,
+) {
+    out.extend((0..rows).map(|r| window_i128(buf, first + r * size, N)));
 }
 
 /// The `n <= 16` bytes of `buf` that end at `end >= 16`, a big-endian two's-complement
