@@ -16,7 +16,8 @@
 //!   while the previous ones finish encoding: up to one row group per thread is encoded at the
 //!   same time (at least two, within [`GROUP_BYTES_IN_FLIGHT`] of Arrow data), so even a file
 //!   dominated by one column (one long array) uses several threads when it has several row
-//!   groups;
+//!   groups; a file of many leaf columns, whose column writers take much memory, encodes one
+//!   row group at a time, its columns in parallel ([`max_groups`]);
 //! - meanwhile the caller goes on reading and decoding; chunks not yet encoded by every column
 //!   are held up to [`CHUNKS_IN_FLIGHT_PER_THREAD`] per thread and [`CHUNK_BYTES_IN_FLIGHT`]
 //!   bytes, which bounds memory with the encoded row groups in flight (`ArrowWriter` holds one);
@@ -77,6 +78,25 @@ pub const CHUNK_BYTES_IN_FLIGHT: usize = 256 << 20;
 /// new row group starts before the oldest one is appended. At least two row groups are always
 /// allowed (the one finishing and the one receiving rows), at most one per thread.
 pub const GROUP_BYTES_IN_FLIGHT: usize = 512 << 20;
+
+/// Memory one leaf column's writer holds while its row group is open, besides the encoded
+/// pages: the `parquet` crate gives each its own zstd compression and decompression contexts
+/// and, for `DELTA_BINARY_PACKED` columns, a 1 MiB bit writer (valgrind's massif on a
+/// 100-column file: about 1.5 MiB a leaf).
+pub const WRITER_BYTES_PER_LEAF: usize = 3 << 19;
+
+/// The column writers of the row groups open at the same time are kept under this, by
+/// opening fewer row groups at once when a file has many leaf columns (its columns are then
+/// what is encoded in parallel).
+pub const WRITER_BYTES_IN_FLIGHT: usize = 96 << 20;
+
+/// Row groups encoded at the same time at most: one per thread, at least two (the one
+/// finishing and the one receiving rows), unless the column writers of two would pass
+/// [`WRITER_BYTES_IN_FLIGHT`]: then one, whose leaf columns are encoded in parallel.
+fn max_groups(threads: usize, leaves: usize) -> usize {
+    let fit = WRITER_BYTES_IN_FLIGHT / leaves.saturating_mul(WRITER_BYTES_PER_LEAF).max(1);
+    threads.max(2).min(fit).max(1)
+}
 
 /// The leaf columns of a chunk of batches: `leaves[b][c]` is leaf column `c` of batch `b`.
 struct Chunk {
@@ -206,6 +226,8 @@ pub struct ParquetWriter {
     chunk_limit: usize,
     /// The data page size limit, when not the `parquet` crate's default (tests).
     page_limit: Option<usize>,
+    /// Row groups encoded at the same time at most, when not [`max_groups`]'s (tests).
+    group_limit: Option<usize>,
 }
 
 enum Stage {
@@ -255,7 +277,7 @@ struct Encoder {
     shared: Arc<Shared>,
     /// Where columns are encoded: `None` on the caller's thread, as batches come.
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// Row groups encoded at the same time at most: one per thread (at least 2).
+    /// Row groups encoded at the same time at most ([`max_groups`]).
     max_groups: usize,
     /// The sampled batches, until they are written.
     sample: Vec<RecordBatch>,
@@ -337,6 +359,7 @@ impl ParquetWriter {
             })),
             chunk_limit: CHUNK_BYTES,
             page_limit: None,
+            group_limit: None,
         })
     }
 
@@ -352,6 +375,7 @@ impl ParquetWriter {
                 self.mapping.schema.clone(),
                 self.chunk_limit,
                 self.page_limit,
+                self.group_limit,
             )?;
             for batch in std::mem::take(&mut encoder.sample) {
                 encoder.write(batch)?;
@@ -373,6 +397,7 @@ impl Encoder {
         schema: SchemaRef,
         chunk_limit: usize,
         page_limit: Option<usize>,
+        group_limit: Option<usize>,
     ) -> Result<Self> {
         let Sampling {
             out,
@@ -398,6 +423,8 @@ impl Encoder {
             0 => rayon::current_num_threads(),
             n => n,
         };
+        let max_groups =
+            group_limit.unwrap_or_else(|| max_groups(threads, parquet_schema.num_columns()));
         let pool = if threads > 1 {
             Some(Arc::new(
                 rayon::ThreadPoolBuilder::new()
@@ -434,7 +461,7 @@ impl Encoder {
                 progress: Condvar::new(),
             }),
             pool,
-            max_groups: threads.max(2),
+            max_groups,
             sample: batches,
         })
     }

@@ -135,6 +135,7 @@ fn cut(cut: Option<usize>) -> Vec<RecordBatch> {
 
 fn write(
     threads: usize,
+    groups: Option<usize>,
     chunk_limit: usize,
     row_group_size: usize,
     batch_size: usize,
@@ -153,6 +154,7 @@ fn write(
     };
     let mut writer = Box::new(ParquetWriter::new(out, batches[0].schema(), &options).unwrap());
     writer.chunk_limit = chunk_limit;
+    writer.group_limit = groups;
     // Small pages: many page boundaries, which depend on where writes end.
     writer.page_limit = Some(2048);
     for batch in batches {
@@ -169,23 +171,27 @@ fn pipelined_encoding_writes_what_one_thread_writes() {
     // inside batches; batches cut anywhere (as several reading threads cut them).
     let (_, as_made) = batches();
     for row_group_size in [150, 1000] {
-        let reference = write(1, 1, row_group_size, 200, &cut(Some(200)));
-        for (threads, chunk_limit, batches) in [
-            (1, 1, as_made.clone()),
-            (1, usize::MAX, cut(Some(7))),
-            (2, 1, as_made.clone()),
-            (4, 1, cut(Some(333))),
-            (8, 1, as_made.clone()),
-            (3, 50_000, cut(Some(1))),
-            (4, usize::MAX, cut(None)),
+        let reference = write(1, None, 1, row_group_size, 200, &cut(Some(200)));
+        // (One row group at a time on several threads: the limit files of many columns get.)
+        for (threads, groups, chunk_limit, batches) in [
+            (1, None, 1, as_made.clone()),
+            (1, None, usize::MAX, cut(Some(7))),
+            (2, None, 1, as_made.clone()),
+            (2, Some(1), 1, as_made.clone()),
+            (4, None, 1, cut(Some(333))),
+            (4, Some(1), 50_000, cut(Some(333))),
+            (8, None, 1, as_made.clone()),
+            (3, None, 50_000, cut(Some(1))),
+            (4, None, usize::MAX, cut(None)),
         ] {
             assert!(
-                write(threads, chunk_limit, row_group_size, 200, &batches) == reference,
-                "threads {threads}, chunk {chunk_limit}, row groups of {row_group_size}"
+                write(threads, groups, chunk_limit, row_group_size, 200, &batches) == reference,
+                "threads {threads}, groups {groups:?}, chunk {chunk_limit}, row groups of \
+                 {row_group_size}"
             );
         }
     }
-    let reference = write(1, 1, 1000, 200, &as_made);
+    let reference = write(1, None, 1, 1000, 200, &as_made);
     let reader = ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(reference)).unwrap();
     let groups = reader.metadata().num_row_groups();
     let rows: usize = as_made.iter().map(RecordBatch::num_rows).sum();
@@ -256,7 +262,7 @@ fn dictionary_columns_have_their_statistics_and_page_indexes() {
     use parquet::file::page_index::column_index::ColumnIndexMetaData;
     use parquet::file::statistics::Statistics;
     let (_, batches) = batches();
-    let file = bytes::Bytes::from(write(2, 1, 1000, 200, &batches));
+    let file = bytes::Bytes::from(write(2, None, 1, 1000, 200, &batches));
     let options = ArrowReaderOptions::new()
         .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required);
     let reader =
@@ -389,7 +395,7 @@ fn empty_dictionaries_are_only_under_null_rows() {
         .collect();
     assert_eq!(expected.iter().flatten().count(), 100 + 66);
     for threads in [1, 2] {
-        let file = write(threads, 1, 1000, 200, &batches);
+        let file = write(threads, None, 1, 1000, 200, &batches);
         let read: Vec<RecordBatch> =
             ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(file))
                 .unwrap()
@@ -401,4 +407,17 @@ fn empty_dictionaries_are_only_under_null_rows() {
         assert_eq!(strings(read.column(0).as_struct().column(1)), expected);
         assert_eq!(read.column(1).null_count(), 600);
     }
+}
+
+#[test]
+fn files_of_many_columns_encode_one_row_group_at_a_time() {
+    // Few columns: one row group per thread, at least two.
+    assert_eq!(super::max_groups(1, 3), 2);
+    assert_eq!(super::max_groups(8, 3), 8);
+    // Many: as many as the column writers' memory allows, at least one.
+    assert_eq!(super::max_groups(8, 32), 2);
+    assert_eq!(super::max_groups(8, 33), 1);
+    assert_eq!(super::max_groups(2, 100), 1);
+    assert_eq!(super::max_groups(2, usize::MAX), 1);
+    assert_eq!(super::max_groups(16, 20), 3);
 }
