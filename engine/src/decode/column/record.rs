@@ -2,6 +2,7 @@
 //! and the value-by-value path that finds and names a failed field) and its per-field
 //! bookkeeping.
 
+use super::bytes::append_bytes;
 use super::{nested_sticky, Column};
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
@@ -250,7 +251,9 @@ impl StructCol {
                 }
                 Column::Fixed(f) => {
                     f.data.reserve(n * f.size);
-                    rows.for_each(|r| f.data.extend_from_slice(&r[offset..offset + f.size]));
+                    for r in 0..n {
+                        append_bytes(&mut f.data, c.buf, c.pos + r * size + offset, f.size);
+                    }
                     f.len += n;
                     offset += f.size;
                 }
