@@ -413,7 +413,7 @@ mod tests {
         #[test]
         fn uuid_parsing_matches_the_reference(
             digits in proptest::collection::vec(proptest::sample::select(
-                b"0123456789abcdefABCDEF-+ gG\x00\xff".to_vec()), 36),
+                b"0123456789abcdefABCDEF-+ gG/:@`\x00\x10\x19\x7f\x80\xff".to_vec()), 36),
             dashes in proptest::bool::weighted(0.8),
         ) {
             let mut s = digits;
@@ -435,6 +435,19 @@ mod tests {
             }
             proptest::prop_assert!(parse_uuid(&s).is_some());
             proptest::prop_assert_eq!(parse_uuid(&s), reference_uuid(&s));
+        }
+    }
+
+    /// Every byte value in every digit position of a valid UUID: parsed as the reference does.
+    #[test]
+    fn every_byte_in_every_digit_position() {
+        let valid = *b"0123abcd-4567-89AB-CDEF-0123456789ef";
+        for at in (0..36).filter(|i| ![8, 13, 18, 23].contains(i)) {
+            for b in 0..=255u8 {
+                let mut s = valid;
+                s[at] = b;
+                assert_eq!(parse_uuid(&s), reference_uuid(&s), "byte {b:#04x} at {at}");
+            }
         }
     }
 
