@@ -53,7 +53,11 @@ impl BytesCol {
     /// so that it does not regrow (and copy) while a batch fills.
     pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
         grow(&mut self.offsets, n, pool);
-        grow(&mut self.data, n.saturating_mul(self.mean_len), pool);
+        grow(
+            &mut self.data,
+            n.saturating_mul(self.mean_len).saturating_add(CHUNK),
+            pool,
+        );
     }
 
     #[inline(always)]
@@ -271,6 +275,10 @@ impl FixedCol {
     }
 }
 
+/// The bytes [`append_bytes`] moves at once; builders that reserve exactly add them as slack,
+/// so that the last values of a batch do not double the buffer.
+pub(super) const CHUNK: usize = 64;
+
 /// Append `buf[from..from + n]` to `data` (the caller checked `from + n <= buf.len()`).
 ///
 /// Short values (most strings in real records) are copied as one fixed 64-byte move instead of
@@ -278,8 +286,12 @@ impl FixedCol {
 /// `extend_from_slice` is the reference the fast path is tested against.
 #[inline(always)]
 pub(super) fn append_bytes(data: &mut Vec<u8>, buf: &[u8], from: usize, n: usize) {
-    const CHUNK: usize = 64;
-    if n <= CHUNK && from + CHUNK <= buf.len() {
+    if n <= CHUNK
+        && buf
+            .len()
+            .checked_sub(from)
+            .is_some_and(|left| left >= CHUNK)
+    {
         data.reserve(CHUNK);
         let len = data.len();
         // SAFETY: `from + CHUNK <= buf.len()`, so CHUNK bytes are readable at `buf[from]`;

@@ -25,10 +25,17 @@ use arrow_schema::DataType;
 use resolve::{decode_promoted, fill_zero_size, DefaultCol, PromotedCol, ResolvedUnion};
 use std::sync::Arc;
 
-/// `v.reserve(n)`, through the pool (recycled buffers) when there is one: at the start of a
-/// batch, when the buffers are empty.
+/// Bytes one reservation asks for at most. Reservations are estimates (a batch's rows, the last
+/// batch's mean sizes, an array block's item count): an array block of a million one-byte
+/// nulls must not reserve a million values of a large `fixed` or of the last batch's long
+/// strings. Past this, a buffer grows as values arrive (bounded by the data).
+const MAX_RESERVE_BYTES: usize = 64 << 20;
+
+/// `v.reserve(n)` (at most [`MAX_RESERVE_BYTES`]), through the pool (recycled buffers) when
+/// there is one: at the start of a batch, when the buffers are empty.
 #[inline]
 fn grow<T: Pooled>(v: &mut Vec<T>, n: usize, pool: Option<&BufferPool>) {
+    let n = n.min(MAX_RESERVE_BYTES / std::mem::size_of::<T>().max(1));
     match pool {
         Some(pool) => pool.reserve(v, n),
         None => v.reserve(n),
@@ -476,9 +483,11 @@ impl Column {
             Column::Float32(p) => grow(&mut p.values, n, pool),
             Column::Float64(p) => grow(&mut p.values, n, pool),
             Column::Bytes(b) => b.reserve(n, pool),
-            Column::Fixed(f) | Column::UuidString(f) => {
-                grow(&mut f.data, n.saturating_mul(f.size), pool)
-            }
+            Column::Fixed(f) | Column::UuidString(f) => grow(
+                &mut f.data,
+                n.saturating_mul(f.size).saturating_add(bytes::CHUNK),
+                pool,
+            ),
             Column::Enum(e) => grow(&mut e.keys, n, pool),
             Column::List(l) => {
                 grow(&mut l.offsets, n, pool);

@@ -280,7 +280,9 @@ impl UnionCol {
 
     /// Room for `n` more values: type ids for all, and in each branch its share of the last
     /// batch's values (so a branch's values do not regrow by doubling, each batch, into fresh
-    /// memory). Each branch reserves at most `n`.
+    /// memory). A branch reserves at most as many values as it had in the last batch: room
+    /// bounded by data already decoded (an array block of a million one-byte `int`s must not
+    /// reserve a million values of a large `fixed` branch).
     pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
         super::grow(&mut self.type_ids, n, pool);
         let last: usize = self.last_counts.iter().sum();
@@ -288,8 +290,7 @@ impl UnionCol {
             return;
         }
         for (child, &count) in self.children.iter_mut().zip(&self.last_counts) {
-            // `count <= last`, so the share is at most `n`.
-            let share = (count as u128 * n as u128).div_ceil(last as u128) as usize;
+            let share = ((count as u128 * n as u128).div_ceil(last as u128) as usize).min(count);
             if share > 0 {
                 child.reserve(share, pool);
             }

@@ -380,3 +380,56 @@ fn a_bad_item_after_a_fast_block_names_its_position() {
     let e = decoder.decode_block(&data, 1).unwrap_err();
     assert_eq!(e.field_path(), "u[2]", "{e}");
 }
+
+/// A union branch reserves at most what it held in the last batch: an array block of a
+/// million one-byte `int`s after a batch with one 1 MiB `fixed` value must not reserve a
+/// million `fixed` values (a terabyte).
+#[test]
+fn union_branches_reserve_no_more_than_the_last_batch_held() {
+    for items in [
+        r#"["int",{"type":"fixed","name":"big","size":1048576}]"#,
+        r#"["null","bytes"]"#,
+    ] {
+        large_branch_then_many_small_values(items);
+    }
+}
+
+/// Row 1: one item of `items`' second branch of 1 MiB; row 2: a million items of its first
+/// branch, of one byte each (an `int` 0 or a `null`).
+fn large_branch_then_many_small_values(items: &str) {
+    let schema = Schema::parse(&format!(
+        r#"{{"type":"record","name":"r","fields":[{{"name":"a","type":{{"type":"array",
+            "items":{items}}}}}]}}"#
+    ))
+    .unwrap();
+    let null = items.contains("null");
+    let mut block = Vec::new();
+    // Row 1: one item, the fixed branch.
+    zigzag(1, &mut block);
+    zigzag(1, &mut block);
+    if items.contains("bytes") {
+        zigzag(1 << 20, &mut block);
+    }
+    block.extend(std::iter::repeat_n(7u8, 1 << 20));
+    zigzag(0, &mut block);
+    // Row 2: a million values of one byte each (branch 0, value 0 unless null).
+    let count = 1_000_000;
+    zigzag(count, &mut block);
+    let per_item = if null { 1 } else { 2 };
+    block.extend(std::iter::repeat_n(0u8, per_item * count as usize));
+    zigzag(0, &mut block);
+    let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder()
+        .with_batch_size(1);
+    let mut batches = decoder.decode_block(&block, 2).unwrap();
+    batches.extend(decoder.flush().unwrap());
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    assert_eq!(rows, 2);
+    let last = batches.last().unwrap().column(0);
+    assert_eq!(
+        last.as_list::<i32>().value(0).len(),
+        count as usize,
+        "{items}"
+    );
+}
