@@ -135,7 +135,7 @@ impl DecodePlan {
             min_record_size: self.min_record_size,
             record_skip: self.record_skip.clone(),
             kernel: crate::varint::selected().unwrap_or_else(|_| crate::varint::best_available()),
-            batch_size: DEFAULT_BATCH_SIZE,
+            batch_size: DEFAULT_BATCH_SIZE.min(self.root.max_batch_rows()),
             last_batch_rows: 0,
             pool: Default::default(),
         }
@@ -182,9 +182,11 @@ impl RecordDecoder {
         self
     }
 
-    /// Rows per batch for [`RecordDecoder::decode_block`] (at least 1).
+    /// Rows per batch for [`RecordDecoder::decode_block`] (at least 1). Fewer when a batch of
+    /// that many rows could pass 2 GiB in its columns' fixed-width buffers (Arrow's limit for
+    /// one column): rows of large `fixed` values, which take their whole size even when null.
     pub fn with_batch_size(mut self, batch_size: usize) -> Self {
-        self.batch_size = batch_size.max(1);
+        self.batch_size = batch_size.max(1).min(self.root.max_batch_rows());
         self
     }
 

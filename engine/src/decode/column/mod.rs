@@ -335,6 +335,31 @@ impl Column {
         }
     }
 
+    /// The fewest bytes one value adds to this column's fixed-width Arrow buffers, whatever it
+    /// took to encode: a null's placeholder and a default take their whole slot. A `fixed`
+    /// of 1 MiB under a one-byte null is a millionfold of its input; this is what bounds the
+    /// rows of a batch ([`RecordDecoder`](crate::decode::RecordDecoder)) and the items of a
+    /// list or map in one batch by Arrow's limit rather than by the input's bytes.
+    pub(crate) fn slot_size(&self) -> usize {
+        match self {
+            Column::Null(_) | Column::Boolean(_) | Column::Skip(_) | Column::TooDeep(_) => 0,
+            Column::Int32(_) | Column::Float32(_) | Column::Enum(_) => 4,
+            Column::Int64(_) | Column::Float64(_) => 8,
+            // An offset (a view is larger, but its values are bounded by offsets' limit too).
+            Column::Bytes(_) | Column::List(_) | Column::Map(_) => 4,
+            Column::Fixed(f) | Column::UuidString(f) => f.size,
+            Column::Decimal(d) => d.value_size(),
+            Column::Duration(_) => 16,
+            Column::Struct(s) => s.columns.iter().map(Column::slot_size).sum(),
+            Column::Nullable(n) => n.child.slot_size(),
+            // A type id and an offset, and a value of one of the branches.
+            Column::Union(u) => 5 + u.children.iter().map(Column::slot_size).min().unwrap_or(0),
+            Column::Default(d) => d.column.slot_size(),
+            Column::Promoted(p) => p.column.slot_size(),
+            Column::Resolved(r) => r.out.slot_size(),
+        }
+    }
+
     /// Keep only the first `len` values (and the child values they reference).
     pub(crate) fn truncate(&mut self, len: usize) {
         match self {

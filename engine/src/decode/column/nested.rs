@@ -20,6 +20,9 @@ pub(crate) struct ListCol {
     pub(crate) child: Column,
     pub(super) field: FieldRef,
     min_item_size: usize,
+    /// [`Column::slot_size`] of an item: the batch's items are bounded by Arrow's 2 GiB for
+    /// one column, not only by their count.
+    item_slot: usize,
     /// What bulk varint decoding of this column's items learned from earlier arrays.
     hint: BulkHint,
     /// Mean items per list in the last finished batch (to reserve the items up front).
@@ -41,7 +44,7 @@ impl ListCol {
             // Items before this array block, for the position in an error.
             let before = total - first;
             total += n;
-            if total > i32::MAX as usize {
+            if total > i32::MAX as usize || too_many_slots(total, self.item_slot) {
                 return Err(offsets_overflow(c.pos));
             }
             // (The child holds `total - n` items: those of the lists before and this list's
@@ -58,6 +61,7 @@ impl ListCol {
         let min_item_size = child.min_size();
         ListCol {
             offsets: vec![0],
+            item_slot: child.slot_size(),
             child,
             field,
             min_item_size,
@@ -67,6 +71,14 @@ impl ListCol {
     }
 }
 
+/// Whether `items` values of `slot` bytes each pass the 2 GiB one column of a batch may hold
+/// ([`Limit::BatchValues`](crate::error::Limit)): checked before a block's items are decoded,
+/// so that a block of nulls of a large `fixed` fails before it allocates.
+#[inline(always)]
+fn too_many_slots(items: usize, slot: usize) -> bool {
+    items.saturating_mul(slot) > i32::MAX as usize
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct MapCol {
     pub(super) offsets: Vec<i32>,
@@ -74,6 +86,8 @@ pub(crate) struct MapCol {
     pub(crate) values: Column,
     pub(super) entries: FieldRef,
     min_entry_size: usize,
+    /// [`Column::slot_size`] of an entry (its key's offset and its value).
+    entry_slot: usize,
     /// Mean entries per map in the last finished batch (to reserve the entries up front).
     pub(super) mean_entries: usize,
 }
@@ -89,7 +103,7 @@ impl MapCol {
         while let Some(n) = c.block_count(self.min_entry_size)? {
             let before = total - first;
             total += n;
-            if total > i32::MAX as usize {
+            if total > i32::MAX as usize || too_many_slots(total, self.entry_slot) {
                 return Err(offsets_overflow(c.pos));
             }
             self.keys.offsets.reserve(n);
@@ -146,6 +160,7 @@ impl MapCol {
         let min_entry_size = 1 + values.min_size();
         MapCol {
             offsets: vec![0],
+            entry_slot: 4 + values.slot_size(),
             keys: BytesCol::new(BytesKind::Utf8, view),
             values,
             entries,

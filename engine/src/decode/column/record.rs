@@ -75,6 +75,13 @@ impl StructCol {
         }
     }
 
+    /// The most rows whose fixed-width values ([`Column::slot_size`]) stay within the 2 GiB
+    /// Arrow allows one column: the rows of one batch at most (at least 1).
+    pub(crate) fn max_batch_rows(&self) -> usize {
+        let row: usize = self.columns.iter().map(Column::slot_size).sum();
+        (i32::MAX as usize / row.max(1)).max(1)
+    }
+
     /// Output the columns in this order (indexes into the columns); see [`StructCol::order`].
     pub(crate) fn with_order(mut self, order: Vec<usize>) -> Self {
         debug_assert!(order.iter().all(|&i| i < self.columns.len()));

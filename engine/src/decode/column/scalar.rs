@@ -128,6 +128,15 @@ pub(crate) struct DecimalCol {
 }
 
 impl DecimalCol {
+    /// The bytes of one Arrow value: 16 (`Decimal128`) or 32 (`Decimal256`).
+    pub(super) fn value_size(&self) -> usize {
+        if self.is_wide {
+            32
+        } else {
+            16
+        }
+    }
+
     pub(crate) fn new(source: DecimalSource, precision: u8, scale: i8) -> Self {
         DecimalCol {
             source,

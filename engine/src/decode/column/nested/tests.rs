@@ -433,3 +433,95 @@ fn large_branch_then_many_small_values(items: &str) {
         "{items}"
     );
 }
+
+/// One byte of Avro, a null, is a whole slot of a `fixed` in Arrow: a block of a million nulls
+/// of a 1 MiB `fixed` (1 MB of input) would be a terabyte. Lists and maps refuse the block
+/// before decoding it (Arrow holds at most 2 GiB in one column of a batch); items of small
+/// slots are not limited by it.
+#[test]
+fn blocks_of_null_large_fixed_values_are_refused_before_they_allocate() {
+    let big = r#"["null",{"type":"fixed","name":"big","size":1048576}]"#;
+    for (container, items, count, refused) in [
+        ("array", big, 1_000_000, true),
+        ("map", big, 1_000_000, true),
+        // 2048 slots of 1 MiB: past 2 GiB by the slots alone.
+        ("array", big, 2048, true),
+        // 2047 would fit; a million nulls of a long do too.
+        ("array", r#"["null","long"]"#, 1_000_000, false),
+    ] {
+        let key = if container == "map" {
+            "values"
+        } else {
+            "items"
+        };
+        let schema = Schema::parse(&format!(
+            r#"{{"type":"record","name":"r","fields":[{{"name":"a","type":{{"type":"{container}",
+                "{key}":{items}}}}}]}}"#
+        ))
+        .unwrap();
+        let mut block = Vec::new();
+        zigzag(count, &mut block);
+        for i in 0..count {
+            if container == "map" {
+                // A distinct key of a few bytes, then the null branch.
+                let k = i.to_string();
+                zigzag(k.len() as i64, &mut block);
+                block.extend(k.as_bytes());
+            }
+            block.push(0);
+        }
+        zigzag(0, &mut block);
+        let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder();
+        let result = decoder.decode_block(&block, 1);
+        if refused {
+            let e = result.unwrap_err();
+            assert!(
+                matches!(
+                    e.kind(),
+                    DecodeErrorKind::TooLarge(crate::error::Limit::BatchValues)
+                ),
+                "{container} of {count}: {e}"
+            );
+            assert_eq!(e.field_path(), "a", "{e}");
+        } else {
+            let mut batches = result.unwrap();
+            batches.extend(decoder.flush().unwrap());
+            assert_eq!(
+                batches[0].column(0).as_list::<i32>().value(0).len(),
+                count as usize
+            );
+        }
+    }
+}
+
+/// Rows of a large `fixed` take their whole size even when null: a batch holds at most as
+/// many as 2 GiB does, whatever batch size was asked for, and every row is still read.
+#[test]
+fn batches_of_large_fixed_rows_hold_at_most_two_gib() {
+    let schema = Schema::parse(
+        r#"{"type":"record","name":"r","fields":[{"name":"a","type":["null",
+            {"type":"fixed","name":"big","size":1048576}]},{"name":"b","type":"long"}]}"#,
+    )
+    .unwrap();
+    let plan = DecodePlan::new(&schema, &DecodeOptions::default()).unwrap();
+    // (1 MiB + 8 bytes a row.)
+    let most = i32::MAX as usize / ((1 << 20) + 8);
+    assert_eq!(most, 2047);
+    assert_eq!(plan.decoder().batch_size(), most);
+    assert_eq!(plan.decoder().with_batch_size(100_000).batch_size(), most);
+    assert_eq!(plan.decoder().with_batch_size(3).batch_size(), 3);
+    // Rows cut into batches of the capped size (a small cap keeps the test small).
+    let mut decoder = plan.decoder().with_batch_size(2);
+    let mut block = Vec::new();
+    for v in 0..5 {
+        block.push(0);
+        zigzag(v, &mut block);
+    }
+    let mut batches = decoder.decode_block(&block, 5).unwrap();
+    batches.extend(decoder.flush().unwrap());
+    let rows: Vec<usize> = batches.iter().map(|b| b.num_rows()).collect();
+    assert_eq!(rows, [2, 2, 1]);
+    assert_eq!(batches[2].column(0).null_count(), 1);
+}
