@@ -247,6 +247,10 @@ pub(crate) struct Sticky<'a, K> {
     failed: &'a Cell<bool>,
 }
 
+/// How far ahead of the record loops' position [`Sticky::prefetch`] asks for the data: 16
+/// cache lines (256 to 4096 bytes measured within a few percent of each other on the shapes).
+pub(crate) const PREFETCH_AHEAD: usize = 1024;
+
 /// Marks the branch that calls it as unlikely.
 #[cold]
 #[inline(never)]
@@ -266,6 +270,36 @@ impl<'a, K: Kernel> Sticky<'a, K> {
             f.fail();
         }
         f
+    }
+
+    /// Ask the CPU to load the data's cache lines from [`PREFETCH_AHEAD`] bytes past the
+    /// position to `span` bytes beyond (the last record's size: what the next one likely
+    /// takes; one line for records under a line long).
+    ///
+    /// The record loops read the data front to back, but their reads are dependent steps of
+    /// a few bytes each, and the hardware's stream prefetchers stop at every 4 KiB page: a
+    /// memory-mapped or freshly decompressed block otherwise costs a few trips to memory per
+    /// page.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, span: usize) {
+        let mut at = self.pos + PREFETCH_AHEAD;
+        let end = at + span;
+        loop {
+            if at < self.buf.len() {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `at < buf.len()`, so the pointer is within `buf`; a prefetch only
+                // hints the cache and never faults or changes memory (SSE, part of the x86_64
+                // baseline).
+                unsafe {
+                    use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                    _mm_prefetch::<_MM_HINT_T0>(self.buf.as_ptr().add(at).cast());
+                }
+            }
+            at += 64;
+            if at > end {
+                break;
+            }
+        }
     }
 
     /// Whether a read failed.

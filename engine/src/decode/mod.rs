@@ -332,7 +332,7 @@ impl RecordDecoder {
         self.root
             .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
         self.root
-            .decode_n(&mut c, n)
+            .decode_rows(&mut c, n)
             .map_err(|(i, e)| e.at_record(i as u64))?;
         *pos = c.pos;
         Ok(())

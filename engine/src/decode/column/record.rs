@@ -108,6 +108,27 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
+        self.decode_n_with::<K, false>(c, n)
+    }
+
+    /// [`StructCol::decode_n`] for a block's rows: the data ahead of the loop is prefetched
+    /// ([`Sticky::prefetch`]). Not for nested records, whose loops (an array's items) would
+    /// ask again for lines the block's loop already asked for, and start cold per array.
+    #[inline(always)]
+    pub(crate) fn decode_rows<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        self.decode_n_with::<K, true>(c, n)
+    }
+
+    #[inline(always)]
+    fn decode_n_with<K: Kernel, const PREFETCH: bool>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
         if c.check_utf8 {
             // Decoding again to find an error (see `RecordDecoder::decode_rows`): value by value.
             return self.decode_n_checked(c, n);
@@ -127,7 +148,11 @@ impl StructCol {
         };
         let mut start = c.pos;
         let f = &mut Sticky::new(c);
+        let mut span = 0;
         for i in flat..n {
+            if PREFETCH {
+                f.prefetch(span);
+            }
             for col in self.columns.iter_mut() {
                 field_sticky(col, f, c);
             }
@@ -136,6 +161,9 @@ impl StructCol {
                 *f = Sticky::new(c);
             } else {
                 self.len += 1;
+            }
+            if PREFETCH {
+                span = f.pos - start;
             }
             start = f.pos;
         }
