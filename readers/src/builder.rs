@@ -359,6 +359,13 @@ impl ReaderBuilder {
                     .with_batch_size(self.batch_size)
             })
             .collect();
+        // Fewer rows a batch than asked for where the schema's rows could take more than the
+        // decoders allow (the smallest of the files' plans): units are cut on batch bounds.
+        let batch_size = decoders
+            .iter()
+            .map(|d| d.batch_size())
+            .min()
+            .unwrap_or(self.batch_size);
         let threads = self.threads();
         let source = BlockSource::new(files);
         let one_unit = source
@@ -372,11 +379,7 @@ impl ReaderBuilder {
         } else {
             let pool = pool_for(threads)?;
             Engine::Parallel(Box::new(Parallel::new(
-                source,
-                pool,
-                threads,
-                decoders,
-                self.batch_size,
+                source, pool, threads, decoders, batch_size,
             )))
         };
         Ok(Reader {
@@ -384,6 +387,7 @@ impl ReaderBuilder {
             schema,
             engine,
             threads,
+            batch_size,
         })
     }
 }

@@ -29,6 +29,7 @@ pub struct Reader {
     pub(crate) schema: SchemaRef,
     pub(crate) engine: Engine,
     pub(crate) threads: usize,
+    pub(crate) batch_size: usize,
 }
 
 impl Reader {
@@ -40,6 +41,14 @@ impl Reader {
     /// The header of the (first) file: metadata, codec, writer schema, sync marker.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The most rows a batch holds: the builder's batch size, or fewer where that many rows
+    /// of this schema could take more than 2 GiB beyond their input (rows of a large `fixed`,
+    /// which takes its whole size even when null; see `RecordDecoder::with_batch_size` in
+    /// `avrow-engine`).
+    pub fn batch_size(&self) -> usize {
+        self.batch_size
     }
 
     /// How many threads decode: 1 when decoding happens on the caller's thread.

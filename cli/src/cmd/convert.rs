@@ -103,6 +103,15 @@ impl Source {
         }
     }
 
+    /// The most rows a batch holds (the reader may hold fewer than `--batch-size` asks: rows
+    /// of a large `fixed`), for writers that gather batches back to that size.
+    fn batch_size(&self, asked: usize) -> usize {
+        match self {
+            Source::Avro(r) => r.batch_size(),
+            Source::Arrow(_) => asked,
+        }
+    }
+
     fn next(&mut self) -> Option<Result<arrow::array::RecordBatch>> {
         match self {
             Source::Avro(r) => r.next().map(|b| b.map_err(Into::into)),
@@ -200,7 +209,7 @@ fn convert(
         row_group_size: config.row_group_size,
         row_group_bytes: config.row_group_bytes,
         block_size: config.block_size,
-        batch_size: config.read.batch_size,
+        batch_size: reader.batch_size(config.read.batch_size),
         threads: config.read.threads,
     };
     let mut writer = writers::create(config.format, schema, out, &options)

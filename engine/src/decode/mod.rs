@@ -183,8 +183,9 @@ impl RecordDecoder {
     }
 
     /// Rows per batch for [`RecordDecoder::decode_block`] (at least 1). Fewer when a batch of
-    /// that many rows could pass 2 GiB in its columns' fixed-width buffers (Arrow's limit for
-    /// one column): rows of large `fixed` values, which take their whole size even when null.
+    /// that many rows could take more than 2 GiB of fixed-width buffers beyond its input:
+    /// rows of large `fixed` values, which take their whole size even when null (a 1 MiB one
+    /// under `["null", fixed]`: 2047 rows).
     pub fn with_batch_size(mut self, batch_size: usize) -> Self {
         self.batch_size = batch_size.max(1).min(self.root.max_batch_rows());
         self

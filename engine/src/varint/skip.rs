@@ -27,9 +27,9 @@ pub(crate) fn skip_one(buf: &[u8], pos: &mut usize) -> bool {
 ///
 /// Eight bytes at a time: a word's clear high bits are the ends of the varints in it, so a
 /// word ends its popcount of them; the first of those may have started in an earlier word
-/// and is checked to be at most nine bytes long (any shorter varint is valid, and the ones
-/// that start in the word are shorter). A longer one (a tenth byte, valid or not), and the
-/// last few bytes of the data, go to the reference kernel, one varint at a time.
+/// and is checked to be at most ten bytes long, the tenth 0 or 1 (any shorter varint is
+/// valid, and the ones that start in the word are shorter). A longer or overflowing one, and
+/// the last few bytes of the data, go to the reference kernel, one varint at a time.
 #[inline(always)]
 pub(crate) fn skip_n(buf: &[u8], pos: &mut usize, n: u64) -> bool {
     // A few varints that end in the next word (a record's adjacent fields): their ends found

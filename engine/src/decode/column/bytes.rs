@@ -223,6 +223,17 @@ pub(crate) struct FixedCol {
     data_type: DataType,
 }
 
+impl BytesCol {
+    /// The fixed-width bytes of one value: an offset, or a view.
+    pub(super) fn slot_size(&self) -> usize {
+        if self.view {
+            16
+        } else {
+            4
+        }
+    }
+}
+
 impl FixedCol {
     pub(crate) fn new(size: usize, data_type: DataType) -> Self {
         FixedCol {

@@ -335,28 +335,61 @@ impl Column {
         }
     }
 
-    /// The fewest bytes one value adds to this column's fixed-width Arrow buffers, whatever it
-    /// took to encode: a null's placeholder and a default take their whole slot. A `fixed`
-    /// of 1 MiB under a one-byte null is a millionfold of its input; this is what bounds the
-    /// rows of a batch ([`RecordDecoder`](crate::decode::RecordDecoder)) and the items of a
-    /// list or map in one batch by Arrow's limit rather than by the input's bytes.
+    /// The bytes a placeholder (a value under a null parent, [`Column::append_placeholder`])
+    /// adds to this column's fixed-width Arrow buffers: a `fixed` its whole size, a record its
+    /// fields', a union a type id, an offset and its first branch's.
     pub(crate) fn slot_size(&self) -> usize {
         match self {
             Column::Null(_) | Column::Boolean(_) | Column::Skip(_) | Column::TooDeep(_) => 0,
             Column::Int32(_) | Column::Float32(_) | Column::Enum(_) => 4,
             Column::Int64(_) | Column::Float64(_) => 8,
-            // An offset (a view is larger, but its values are bounded by offsets' limit too).
-            Column::Bytes(_) | Column::List(_) | Column::Map(_) => 4,
+            Column::Bytes(b) => b.slot_size(),
+            Column::List(_) | Column::Map(_) => 4,
             Column::Fixed(f) | Column::UuidString(f) => f.size,
             Column::Decimal(d) => d.value_size(),
             Column::Duration(_) => 16,
             Column::Struct(s) => s.columns.iter().map(Column::slot_size).sum(),
             Column::Nullable(n) => n.child.slot_size(),
-            // A type id and an offset, and a value of one of the branches.
-            Column::Union(u) => 5 + u.children.iter().map(Column::slot_size).min().unwrap_or(0),
+            Column::Union(u) => 5 + u.children.first().map_or(0, Column::slot_size),
             Column::Default(d) => d.column.slot_size(),
             Column::Promoted(p) => p.column.slot_size(),
             Column::Resolved(r) => r.out.slot_size(),
+        }
+    }
+
+    /// The most bytes one value can add to this column's fixed-width Arrow buffers beyond the
+    /// bytes of input it takes. A null takes one byte of Avro and its value's whole slot (a
+    /// 1 MiB `fixed` under `["null", fixed]`: a millionfold), a default takes none; a present
+    /// `fixed` pays for its slot with its own bytes. This bounds the items of a list or map in
+    /// one batch and the rows of a batch by memory, where the input's size does not.
+    pub(crate) fn excess_size(&self) -> usize {
+        match self {
+            Column::Null(_) | Column::Boolean(_) | Column::Skip(_) | Column::TooDeep(_) => 0,
+            Column::Fixed(_) | Column::UuidString(_) => 0,
+            Column::Float32(_) | Column::Float64(_) => 0,
+            // Four or eight bytes (an offset, a key) from a varint of one byte at least.
+            Column::Int32(_) | Column::Enum(_) | Column::List(_) | Column::Map(_) => 3,
+            Column::Int64(_) => 7,
+            Column::Bytes(b) => b.slot_size() - 1,
+            Column::Decimal(d) => d.value_size().saturating_sub(self.min_size()),
+            Column::Duration(_) => 4,
+            Column::Struct(s) => s.columns.iter().map(Column::excess_size).sum(),
+            // A null: one byte, the child's placeholder; a value: one byte more than the child.
+            Column::Nullable(n) => n.child.slot_size().max(n.child.excess_size()),
+            // A type id and an offset from a branch index of one byte at least, then a branch.
+            Column::Union(u) => {
+                4 + u
+                    .children
+                    .iter()
+                    .map(Column::excess_size)
+                    .max()
+                    .unwrap_or(0)
+            }
+            // No input at all: the value's whole slot (its items, a default list's, are
+            // bounded by the list's own check).
+            Column::Default(d) => d.column.slot_size(),
+            Column::Promoted(p) => p.column.slot_size(),
+            Column::Resolved(r) => r.out.slot_size().max(r.out.excess_size()),
         }
     }
 

@@ -20,9 +20,9 @@ pub(crate) struct ListCol {
     pub(crate) child: Column,
     pub(super) field: FieldRef,
     min_item_size: usize,
-    /// [`Column::slot_size`] of an item: the batch's items are bounded by Arrow's 2 GiB for
-    /// one column, not only by their count.
-    item_slot: usize,
+    /// [`Column::excess_size`] of an item: the batch's items are bounded by the memory they
+    /// take beyond their input, not only by their count.
+    item_excess: usize,
     /// What bulk varint decoding of this column's items learned from earlier arrays.
     hint: BulkHint,
     /// Mean items per list in the last finished batch (to reserve the items up front).
@@ -44,7 +44,7 @@ impl ListCol {
             // Items before this array block, for the position in an error.
             let before = total - first;
             total += n;
-            if total > i32::MAX as usize || too_many_slots(total, self.item_slot) {
+            if total > i32::MAX as usize || too_many_slots(total, self.item_excess) {
                 return Err(offsets_overflow(c.pos));
             }
             // (The child holds `total - n` items: those of the lists before and this list's
@@ -61,7 +61,7 @@ impl ListCol {
         let min_item_size = child.min_size();
         ListCol {
             offsets: vec![0],
-            item_slot: child.slot_size(),
+            item_excess: child.excess_size(),
             child,
             field,
             min_item_size,
@@ -71,12 +71,13 @@ impl ListCol {
     }
 }
 
-/// Whether `items` values of `slot` bytes each pass the 2 GiB one column of a batch may hold
-/// ([`Limit::BatchValues`](crate::error::Limit)): checked before a block's items are decoded,
-/// so that a block of nulls of a large `fixed` fails before it allocates.
+/// Whether `items` values that each take up to `excess` bytes beyond their input could pass
+/// 2 GiB in a batch, Arrow's limit for one column ([`Limit::BatchValues`](crate::error::Limit)):
+/// checked before a block's items are decoded, so that a block of nulls of a large `fixed`
+/// fails before it allocates.
 #[inline(always)]
-fn too_many_slots(items: usize, slot: usize) -> bool {
-    items.saturating_mul(slot) > i32::MAX as usize
+fn too_many_slots(items: usize, excess: usize) -> bool {
+    items.saturating_mul(excess) > i32::MAX as usize
 }
 
 #[derive(Debug, Clone)]
@@ -86,8 +87,8 @@ pub(crate) struct MapCol {
     pub(crate) values: Column,
     pub(super) entries: FieldRef,
     min_entry_size: usize,
-    /// [`Column::slot_size`] of an entry (its key's offset and its value).
-    entry_slot: usize,
+    /// [`Column::excess_size`] of an entry (its key's offset and its value).
+    entry_excess: usize,
     /// Mean entries per map in the last finished batch (to reserve the entries up front).
     pub(super) mean_entries: usize,
 }
@@ -103,7 +104,7 @@ impl MapCol {
         while let Some(n) = c.block_count(self.min_entry_size)? {
             let before = total - first;
             total += n;
-            if total > i32::MAX as usize || too_many_slots(total, self.entry_slot) {
+            if total > i32::MAX as usize || too_many_slots(total, self.entry_excess) {
                 return Err(offsets_overflow(c.pos));
             }
             self.keys.offsets.reserve(n);
@@ -160,7 +161,7 @@ impl MapCol {
         let min_entry_size = 1 + values.min_size();
         MapCol {
             offsets: vec![0],
-            entry_slot: 4 + values.slot_size(),
+            entry_excess: 3 + values.excess_size(),
             keys: BytesCol::new(BytesKind::Utf8, view),
             values,
             entries,

@@ -75,10 +75,10 @@ impl StructCol {
         }
     }
 
-    /// The most rows whose fixed-width values ([`Column::slot_size`]) stay within the 2 GiB
-    /// Arrow allows one column: the rows of one batch at most (at least 1).
+    /// The most rows whose fixed-width values beyond their input ([`Column::excess_size`],
+    /// summed over the columns) stay within 2 GiB: the rows of one batch at most (at least 1).
     pub(crate) fn max_batch_rows(&self) -> usize {
-        let row: usize = self.columns.iter().map(Column::slot_size).sum();
+        let row: usize = self.columns.iter().map(Column::excess_size).sum();
         (i32::MAX as usize / row.max(1)).max(1)
     }
 

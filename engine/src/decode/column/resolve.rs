@@ -33,7 +33,9 @@ impl DefaultCol {
     }
 
     /// Decode the default once into a scratch copy: whether it reads as the column's type
-    /// (checked when the plan is compiled, so that decoding it cannot fail later).
+    /// (checked when the plan is compiled, so that decoding it cannot fail later, but for one
+    /// bound: a default list of large `fixed` values repeated row after row reaches the 2 GiB
+    /// a batch's list items may take beyond their input, `TooLarge(BatchValues)`).
     pub(crate) fn check(&self) -> Result<(), DecodeError> {
         self.clone().decode(Scalar)
     }

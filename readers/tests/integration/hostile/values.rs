@@ -598,3 +598,39 @@ fn recursion_deeper_than_the_limit_is_an_error() {
         &Opts::default(),
     );
 }
+
+/// A million nulls of a 1 MiB `fixed` in one array: 1 MB of input for a terabyte of Arrow
+/// slots. Refused before it allocates, naming the field.
+#[test]
+fn array_of_nulls_of_a_large_fixed_is_refused_before_it_allocates() {
+    let schema = rec(r#"{"name":"a","type":{"type":"array","items":["null",
+        {"type":"fixed","name":"big","size":1048576}]}}"#);
+    let mut d = varint(1_000_000);
+    d.extend(std::iter::repeat_n(0u8, 1_000_000));
+    d.push(0);
+    let f = file(&schema, &[block(1, &d)]);
+    expect_err(
+        "a million nulls of a 1 MiB fixed",
+        &f,
+        &["field a", "2 GiB"],
+    );
+}
+
+/// Rows of a nullable 1 MiB `fixed`: the reader's batches hold at most 2047 of them, whatever
+/// batch size was asked for, and it says so (`Reader::batch_size`); every row is read.
+#[test]
+fn rows_of_a_large_fixed_are_batched_under_two_gib() {
+    let schema = rec(r#"{"name":"a","type":["null",
+        {"type":"fixed","name":"big","size":1048576}]}"#);
+    let f = file(&schema, &[block(3, &[0, 0, 0])]);
+    for threads in [1, 2] {
+        let reader = avrow::ReaderBuilder::new()
+            .with_batch_size(100_000)
+            .with_threads(threads)
+            .read_bytes(f.clone())
+            .unwrap();
+        assert_eq!(reader.batch_size(), 2047);
+        let rows: usize = reader.map(|b| b.unwrap().num_rows()).sum();
+        assert_eq!(rows, 3);
+    }
+}

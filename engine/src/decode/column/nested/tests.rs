@@ -446,6 +446,14 @@ fn blocks_of_null_large_fixed_values_are_refused_before_they_allocate() {
         ("map", big, 1_000_000, true),
         // 2048 slots of 1 MiB: past 2 GiB by the slots alone.
         ("array", big, 2048, true),
+        // The null under a union's branch other than the smallest: the writer picks it.
+        (
+            "array",
+            r#"["long",{"type":"record","name":"w","fields":[{"name":"a","type":["null",
+                {"type":"fixed","name":"big","size":1048576}]}]}]"#,
+            1_000_000,
+            true,
+        ),
         // 2047 would fit; a million nulls of a long do too.
         ("array", r#"["null","long"]"#, 1_000_000, false),
     ] {
@@ -467,6 +475,10 @@ fn blocks_of_null_large_fixed_values_are_refused_before_they_allocate() {
                 let k = i.to_string();
                 zigzag(k.len() as i64, &mut block);
                 block.extend(k.as_bytes());
+            }
+            if items.starts_with(r#"["long""#) {
+                // The record branch.
+                block.push(2);
             }
             block.push(0);
         }
@@ -506,8 +518,9 @@ fn batches_of_large_fixed_rows_hold_at_most_two_gib() {
     )
     .unwrap();
     let plan = DecodePlan::new(&schema, &DecodeOptions::default()).unwrap();
-    // (1 MiB + 8 bytes a row.)
-    let most = i32::MAX as usize / ((1 << 20) + 8);
+    // (A null of 1 MiB and a long of 8 bytes from a varint of 1 a row: 1 MiB + 7 beyond
+    // the input.)
+    let most = i32::MAX as usize / ((1 << 20) + 7);
     assert_eq!(most, 2047);
     assert_eq!(plan.decoder().batch_size(), most);
     assert_eq!(plan.decoder().with_batch_size(100_000).batch_size(), most);
