@@ -115,6 +115,13 @@ pub enum Limit {
     },
     /// More than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets).
     BatchValues,
+    /// One array or map whose items alone would take more than 2 GiB in one Arrow column:
+    /// items that take far more room in Arrow than in Avro (a null of a large `fixed` is one
+    /// byte of Avro and a whole slot in Arrow). No batch size helps.
+    ItemValues {
+        /// The array's or map's items, up to the block that passed the limit.
+        count: u64,
+    },
     /// More zero-byte values to fill from the reader schema (defaults, resolved unions) than
     /// are filled at once.
     ZeroSizeFill {
@@ -154,6 +161,12 @@ impl fmt::Display for Limit {
             Limit::BatchValues => f.write_str(
                 "more than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets); \
                  use a smaller batch size",
+            ),
+            Limit::ItemValues { count } => write!(
+                f,
+                "an array or map of {count} items would take more than 2 GiB in one Arrow \
+                 column (32-bit offsets) whatever the batch size: its items take far more room \
+                 in Arrow than in Avro"
             ),
             Limit::ZeroSizeFill { count, max } => write!(
                 f,

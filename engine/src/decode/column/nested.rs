@@ -7,7 +7,7 @@ use super::{nested_sticky, offsets_overflow, BytesCol, BytesKind, Column};
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
-use crate::error::{DecodeError, DecodeErrorKind};
+use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::{BulkHint, Kernel};
 use arrow_array::{ArrayRef, UnionArray};
 use arrow_schema::{FieldRef, UnionFields};
@@ -44,8 +44,8 @@ impl ListCol {
             // Items before this array block, for the position in an error.
             let before = total - first;
             total += n;
-            if total > i32::MAX as usize || too_many_slots(total, self.item_excess) {
-                return Err(offsets_overflow(c.pos));
+            if total > i32::MAX as usize || too_much_excess(total, self.item_excess) {
+                return Err(items_overflow(total - first, self.item_excess, c.pos));
             }
             // (The child holds `total - n` items: those of the lists before and this list's
             // earlier blocks.)
@@ -71,12 +71,28 @@ impl ListCol {
     }
 }
 
+/// The error for a batch's items past Arrow's limit for one column, found when an array or map
+/// that has `own` items so far, each taking up to `excess` bytes beyond its input, is decoded:
+/// [`Limit::ItemValues`] when its own items pass the limit (no batch size helps), else
+/// [`Limit::BatchValues`] (the lists before it in the batch count too).
+#[cold]
+fn items_overflow(own: usize, excess: usize, at: usize) -> DecodeError {
+    if own > i32::MAX as usize || too_much_excess(own, excess) {
+        DecodeError::new(
+            DecodeErrorKind::TooLarge(Limit::ItemValues { count: own as u64 }),
+            at,
+        )
+    } else {
+        offsets_overflow(at)
+    }
+}
+
 /// Whether `items` values that each take up to `excess` bytes beyond their input could pass
 /// 2 GiB in a batch, Arrow's limit for one column ([`Limit::BatchValues`](crate::error::Limit)):
 /// checked before a block's items are decoded, so that a block of nulls of a large `fixed`
 /// fails before it allocates.
 #[inline(always)]
-fn too_many_slots(items: usize, excess: usize) -> bool {
+fn too_much_excess(items: usize, excess: usize) -> bool {
     items.saturating_mul(excess) > i32::MAX as usize
 }
 
@@ -104,8 +120,8 @@ impl MapCol {
         while let Some(n) = c.block_count(self.min_entry_size)? {
             let before = total - first;
             total += n;
-            if total > i32::MAX as usize || too_many_slots(total, self.entry_excess) {
-                return Err(offsets_overflow(c.pos));
+            if total > i32::MAX as usize || too_much_excess(total, self.entry_excess) {
+                return Err(items_overflow(total - first, self.entry_excess, c.pos));
             }
             self.keys.offsets.reserve(n);
             self.values.reserve(n, None);

@@ -489,13 +489,16 @@ fn blocks_of_null_large_fixed_values_are_refused_before_they_allocate() {
         let result = decoder.decode_block(&block, 1);
         if refused {
             let e = result.unwrap_err();
+            // The array's own items pass the limit: no batch size would help, and the error
+            // says so.
             assert!(
                 matches!(
                     e.kind(),
-                    DecodeErrorKind::TooLarge(crate::error::Limit::BatchValues)
+                    DecodeErrorKind::TooLarge(crate::error::Limit::ItemValues { .. })
                 ),
                 "{container} of {count}: {e}"
             );
+            assert!(e.to_string().contains("whatever the batch size"), "{e}");
             assert_eq!(e.field_path(), "a", "{e}");
         } else {
             let mut batches = result.unwrap();
@@ -505,6 +508,31 @@ fn blocks_of_null_large_fixed_values_are_refused_before_they_allocate() {
                 count as usize
             );
         }
+    }
+}
+
+/// Arrays that each fit under Arrow's 2 GiB for one column but together pass it in one batch
+/// are refused as the batch's (`BatchValues`: a smaller batch size helps), not the array's.
+/// (Through the decoder this needs a first array of over 1 GiB of slots: checked on the
+/// helper that picks the error.)
+#[test]
+fn arrays_that_pass_the_limit_together_name_the_batch() {
+    use crate::error::Limit;
+    let mib = 1 << 20;
+    // 1500 items of 1 MiB: under 2 GiB alone, so the batch's lists together passed it.
+    let e = super::items_overflow(1500, mib, 7);
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::TooLarge(Limit::BatchValues)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("smaller batch size"), "{e}");
+    // 2048 of them pass it alone; so do more items than 32-bit offsets address.
+    for (own, excess) in [(2048, mib), (i32::MAX as usize + 1, 0)] {
+        let e = super::items_overflow(own, excess, 7);
+        assert!(
+            matches!(e.kind(), DecodeErrorKind::TooLarge(Limit::ItemValues { count }) if *count == own as u64),
+            "{e}"
+        );
     }
 }
 
