@@ -108,7 +108,7 @@ pub enum Limit {
         /// as it streams).
         left: usize,
     },
-    /// An array or map block of more items than Arrow's 32-bit offsets address.
+    /// An array or map (or one of its blocks) of more items than Arrow's 32-bit offsets address.
     ItemOffsets {
         /// The items the block declares.
         count: u64,
@@ -119,7 +119,7 @@ pub enum Limit {
     /// items that take far more room in Arrow than in Avro (a null of a large `fixed` is one
     /// byte of Avro and a whole slot in Arrow). No batch size helps.
     ItemValues {
-        /// The array's or map's items, up to the block that passed the limit.
+        /// The array's or map's items, the block that passed the limit included.
         count: u64,
     },
     /// More zero-byte values to fill from the reader schema (defaults, resolved unions) than
@@ -156,17 +156,17 @@ impl fmt::Display for Limit {
             ),
             Limit::ItemOffsets { count } => write!(
                 f,
-                "collection block of {count} items exceeds Arrow's 32-bit offsets"
+                "an array or map of {count} items exceeds Arrow's 32-bit offsets"
             ),
             Limit::BatchValues => f.write_str(
                 "more than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets); \
-                 use a smaller batch size",
+                 a smaller batch size may help",
             ),
             Limit::ItemValues { count } => write!(
                 f,
                 "an array or map of {count} items would take more than 2 GiB in one Arrow \
-                 column (32-bit offsets) whatever the batch size: its items take far more room \
-                 in Arrow than in Avro"
+                 column whatever the batch size: its items take far more room in Arrow than in \
+                 Avro"
             ),
             Limit::ZeroSizeFill { count, max } => write!(
                 f,

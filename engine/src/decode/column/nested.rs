@@ -72,23 +72,26 @@ impl ListCol {
 }
 
 /// The error for a batch's items past Arrow's limit for one column, found when an array or map
-/// that has `own` items so far, each taking up to `excess` bytes beyond its input, is decoded:
-/// [`Limit::ItemValues`] when its own items pass the limit (no batch size helps), else
-/// [`Limit::BatchValues`] (the lists before it in the batch count too).
+/// that has `own` items so far (the block that passed the limit included), each taking up to
+/// `excess` bytes beyond its input, is decoded: [`Limit::ItemOffsets`] when its own items are
+/// more than 32-bit offsets address, [`Limit::ItemValues`] when their excess alone passes the
+/// limit (no batch size helps), else [`Limit::BatchValues`] (the lists before it in the batch
+/// count too; when those are siblings in the same row, inside an enclosing list, a smaller
+/// batch does not help either, which that error's message allows for).
 #[cold]
 fn items_overflow(own: usize, excess: usize, at: usize) -> DecodeError {
-    if own > i32::MAX as usize || too_much_excess(own, excess) {
-        DecodeError::new(
-            DecodeErrorKind::TooLarge(Limit::ItemValues { count: own as u64 }),
-            at,
-        )
+    let limit = if own > i32::MAX as usize {
+        Limit::ItemOffsets { count: own as u64 }
+    } else if too_much_excess(own, excess) {
+        Limit::ItemValues { count: own as u64 }
     } else {
-        offsets_overflow(at)
-    }
+        return offsets_overflow(at);
+    };
+    DecodeError::new(DecodeErrorKind::TooLarge(limit), at)
 }
 
 /// Whether `items` values that each take up to `excess` bytes beyond their input could pass
-/// 2 GiB in a batch, Arrow's limit for one column ([`Limit::BatchValues`](crate::error::Limit)):
+/// 2 GiB in a batch, the limit for one column ([`Limit::BatchValues`], [`Limit::ItemValues`]):
 /// checked before a block's items are decoded, so that a block of nulls of a large `fixed`
 /// fails before it allocates.
 #[inline(always)]

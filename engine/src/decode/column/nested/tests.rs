@@ -511,29 +511,50 @@ fn blocks_of_null_large_fixed_values_are_refused_before_they_allocate() {
     }
 }
 
-/// Arrays that each fit under Arrow's 2 GiB for one column but together pass it in one batch
-/// are refused as the batch's (`BatchValues`: a smaller batch size helps), not the array's.
-/// (Through the decoder this needs a first array of over 1 GiB of slots: checked on the
-/// helper that picks the error.)
+/// Arrays that each fit under the 2 GiB for one column but together pass it in one batch are
+/// refused as the batch's (`BatchValues`: a smaller batch size may help), not the array's.
+/// Refused before the block is decoded: the first row's one null is the only slot allocated.
 #[test]
 fn arrays_that_pass_the_limit_together_name_the_batch() {
     use crate::error::Limit;
-    let mib = 1 << 20;
-    // 1500 items of 1 MiB: under 2 GiB alone, so the batch's lists together passed it.
-    let e = super::items_overflow(1500, mib, 7);
+    let schema = Schema::parse(
+        r#"{"type":"record","name":"r","fields":[{"name":"a","type":{"type":"array",
+            "items":["null",{"type":"fixed","name":"big","size":1048576}]}}]}"#,
+    )
+    .unwrap();
+    // Rows `[null]` and `[null x 2047]`: 2047 slots of 1 MiB fit alone, 2048 do not.
+    let mut block = Vec::new();
+    for n in [1, 2047] {
+        zigzag(n, &mut block);
+        block.extend(std::iter::repeat_n(0u8, n as usize));
+        zigzag(0, &mut block);
+    }
+    let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder();
+    let e = decoder.decode_block(&block, 2).unwrap_err();
     assert!(
         matches!(e.kind(), DecodeErrorKind::TooLarge(Limit::BatchValues)),
         "{e}"
     );
-    assert!(e.to_string().contains("smaller batch size"), "{e}");
-    // 2048 of them pass it alone; so do more items than 32-bit offsets address.
-    for (own, excess) in [(2048, mib), (i32::MAX as usize + 1, 0)] {
-        let e = super::items_overflow(own, excess, 7);
-        assert!(
-            matches!(e.kind(), DecodeErrorKind::TooLarge(Limit::ItemValues { count }) if *count == own as u64),
-            "{e}"
-        );
-    }
+    assert!(e.to_string().contains("smaller batch size may help"), "{e}");
+    assert_eq!(e.field_path(), "a", "{e}");
+    // The helper that picks the error: an array's own items past the excess bound, or past
+    // 32-bit offsets (null items: no excess, a few bytes of input per block).
+    let e = super::items_overflow(2048, 1 << 20, 7);
+    assert!(
+        matches!(
+            e.kind(),
+            DecodeErrorKind::TooLarge(Limit::ItemValues { count: 2048 })
+        ),
+        "{e}"
+    );
+    let own = i32::MAX as usize + 1;
+    let e = super::items_overflow(own, 0, 7);
+    assert!(
+        matches!(e.kind(), DecodeErrorKind::TooLarge(Limit::ItemOffsets { count }) if *count == own as u64),
+        "{e}"
+    );
 }
 
 /// Rows of a large `fixed` take their whole size even when null: a batch holds at most as
