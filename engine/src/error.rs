@@ -110,7 +110,7 @@ pub enum Limit {
     },
     /// An array or map (or one of its blocks) of more items than Arrow's 32-bit offsets address.
     ItemOffsets {
-        /// The items the block declares.
+        /// The items the block declares (or the array's or map's over its blocks so far).
         count: u64,
     },
     /// More than 2 GiB of values in one column of one batch (Arrow's 32-bit offsets).
