@@ -54,8 +54,6 @@ pub struct KeyColumns {
     pub paths: Vec<Option<KeyPath>>,
     /// Per top-level field: its leaf columns are all written here.
     pub whole: Vec<bool>,
-    /// Per top-level field: its leaf columns.
-    pub counts: Vec<usize>,
 }
 
 impl KeyColumns {
@@ -75,7 +73,6 @@ impl KeyColumns {
             return KeyColumns {
                 paths: vec![None; descriptor.num_columns()],
                 whole: vec![false; fields.len()],
-                counts,
             };
         }
         let paths: Vec<_> = paths
@@ -110,16 +107,7 @@ impl KeyColumns {
                 count > 0 && leaves.iter().all(Option::is_some)
             })
             .collect();
-        KeyColumns {
-            paths,
-            whole,
-            counts,
-        }
-    }
-
-    /// Whether any column is written here.
-    pub fn any(&self) -> bool {
-        self.paths.iter().any(Option::is_some)
+        KeyColumns { paths, whole }
     }
 }
 
