@@ -12,7 +12,7 @@
 //!   wait for each other, so an expensive column keeps one thread busy while the others move
 //!   on; the encoding tasks also split the batches into leaf columns (levels computed), a
 //!   top-level field at a time, as they reach them ([`Chunk`]), so that a chunk holds its
-//!   batches but not their levels;
+//!   batches and only the levels of leaves that a column has yet to encode;
 //! - when a row group has all its rows, the next one starts at once, with new column writers,
 //!   while the previous ones finish encoding: up to one row group per thread is encoded at the
 //!   same time (at least two, within [`GROUP_BYTES_IN_FLIGHT`] of Arrow data), so even a file
@@ -158,25 +158,28 @@ struct LeafPlan {
 }
 
 impl LeafPlan {
-    fn new(schema: SchemaRef, keys: KeyColumns, parquet_schema: &SchemaDescriptor) -> Self {
+    /// # Errors
+    /// A leaf column of the Parquet schema is under no top-level field of `schema`.
+    fn new(schema: SchemaRef, keys: KeyColumns, parquet_schema: &SchemaDescriptor) -> Result<Self> {
         let mut roots = Vec::with_capacity(parquet_schema.num_columns());
         let mut spans = vec![(0, 0); schema.fields().len()];
         for c in 0..parquet_schema.num_columns() {
             let top = parquet_schema.get_column_root_idx(c);
-            if let Some(span) = spans.get_mut(top) {
-                if span.1 == 0 {
-                    span.0 = c;
-                }
-                roots.push((top, span.1));
-                span.1 += 1;
+            let Some(span) = spans.get_mut(top) else {
+                bail!("Parquet column {c} is under no field of the Arrow schema");
+            };
+            if span.1 == 0 {
+                span.0 = c;
             }
+            roots.push((top, span.1));
+            span.1 += 1;
         }
-        LeafPlan {
+        Ok(LeafPlan {
             schema,
             keys,
             roots,
             spans,
-        }
+        })
     }
 
     /// The leaf columns of top-level field `top` of `batch`, in the Parquet schema's order:
@@ -314,7 +317,7 @@ fn drain(shared: Arc<Shared>, plan: Arc<LeafPlan>, g: usize, c: usize) {
         drop(chunk);
         let mut state = shared.lock();
         if let Err(e) = result {
-            state.error.get_or_insert_with(|| e.to_string());
+            state.error.get_or_insert_with(|| format!("{e:#}"));
         }
         if let Some(group) = state.group(g) {
             group.columns[c].writer = writer;
@@ -544,7 +547,7 @@ impl Encoder {
         } else {
             None
         };
-        let plan = Arc::new(LeafPlan::new(Arc::clone(&schema), keys, &parquet_schema));
+        let plan = Arc::new(LeafPlan::new(Arc::clone(&schema), keys, &parquet_schema)?);
         Ok(Encoder {
             file,
             factory,
@@ -687,8 +690,8 @@ impl Encoder {
         Ok(index)
     }
 
-    /// Splits the gathered batches into leaf columns and queues them on every column of the
-    /// current row group (or, on one thread, encodes them right away).
+    /// Queues the gathered batches, as one [`Chunk`], on every column of the current row
+    /// group (or, on one thread, encodes them right away).
     fn submit_chunk(&mut self) -> Result<()> {
         if self.chunk.is_empty() {
             return Ok(());
