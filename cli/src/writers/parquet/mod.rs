@@ -48,9 +48,9 @@ use anyhow::{anyhow, bail, Context, Result};
 use arrow::array::RecordBatch;
 use arrow::datatypes::SchemaRef;
 use dictionary::{KeyColumns, KeyWriter};
-use leaf::{Closed, Leaf, LeafWriter};
+use leaf::{Chunk, Closed, LeafPlan, LeafWriter};
+use parquet::arrow::arrow_writer::ArrowRowGroupWriterFactory;
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
-use parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
 use parquet::arrow::{ArrowSchemaConverter, ArrowWriter};
 use parquet::basic::{BrotliLevel, GzipLevel, ZstdLevel};
 use parquet::file::properties::WriterProperties;
@@ -61,7 +61,7 @@ use rebatch::Rebatch;
 use std::collections::VecDeque;
 use std::io::Write;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Arrow bytes gathered before a chunk is handed to the column encoders.
 pub const CHUNK_BYTES: usize = 16 << 20;
@@ -97,124 +97,6 @@ pub const WRITER_BYTES_IN_FLIGHT: usize = 96 << 20;
 fn max_groups(threads: usize, leaves: usize) -> usize {
     let fit = WRITER_BYTES_IN_FLIGHT / leaves.saturating_mul(WRITER_BYTES_PER_LEAF).max(1);
     threads.max(2).min(fit).max(1)
-}
-
-/// A chunk of batches, whose leaf columns are computed by the encoding tasks as they need
-/// them: a top-level field's leaves (with their definition and repetition levels, as large as
-/// the values for lists of numbers) by the first task of its leaf columns to reach a batch,
-/// and each leaf dropped once its column has encoded it. Computed up front for the whole
-/// chunk, the levels were held, with the batches, until every column had encoded the chunk
-/// (Order at two threads: about 70 MB of its 222 MB peak of live memory).
-struct Chunk {
-    batches: Vec<RecordBatch>,
-    /// `fields[b][f]`: the leaf columns of top-level field `f` of batch `b`, once computed;
-    /// each is taken by its column's task.
-    fields: Vec<Vec<FieldLeaves>>,
-}
-
-/// The leaf columns of one top-level field of one batch, once computed; each taken by its
-/// column's task.
-type FieldLeaves = Mutex<Option<Vec<Option<Leaf>>>>;
-
-impl Chunk {
-    fn new(batches: Vec<RecordBatch>, fields: usize) -> Self {
-        let slots = batches
-            .iter()
-            .map(|_| (0..fields).map(|_| Mutex::new(None)).collect())
-            .collect();
-        Chunk {
-            batches,
-            fields: slots,
-        }
-    }
-
-    /// Leaf column `c` of batch `b`, computed (with the other leaves of its top-level field)
-    /// if no column of that field has asked for this batch yet.
-    fn take(&self, plan: &LeafPlan, b: usize, c: usize) -> Result<Leaf> {
-        let (top, index) = plan.roots[c];
-        let mut slot = self.fields[b][top]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if slot.is_none() {
-            let leaves = plan.field_leaves(top, &self.batches[b])?;
-            *slot = Some(leaves.into_iter().map(Some).collect());
-        }
-        slot.as_mut()
-            .and_then(|leaves| leaves.get_mut(index))
-            .and_then(Option::take)
-            .ok_or_else(|| anyhow!("leaf column {c} of a batch was asked for twice"))
-    }
-}
-
-/// How the leaf columns of the Parquet schema come from the batches' top-level fields.
-struct LeafPlan {
-    schema: SchemaRef,
-    /// The dictionary columns written by `dictionary.rs`.
-    keys: KeyColumns,
-    /// Per leaf column: its top-level field and its position among that field's leaves.
-    roots: Vec<(usize, usize)>,
-    /// Per top-level field: its first leaf column and how many it has.
-    spans: Vec<(usize, usize)>,
-}
-
-impl LeafPlan {
-    /// # Errors
-    /// A leaf column of the Parquet schema is under no top-level field of `schema`.
-    fn new(schema: SchemaRef, keys: KeyColumns, parquet_schema: &SchemaDescriptor) -> Result<Self> {
-        let mut roots = Vec::with_capacity(parquet_schema.num_columns());
-        let mut spans = vec![(0, 0); schema.fields().len()];
-        for c in 0..parquet_schema.num_columns() {
-            let top = parquet_schema.get_column_root_idx(c);
-            let Some(span) = spans.get_mut(top) else {
-                bail!("Parquet column {c} is under no field of the Arrow schema");
-            };
-            if span.1 == 0 {
-                span.0 = c;
-            }
-            roots.push((top, span.1));
-            span.1 += 1;
-        }
-        Ok(LeafPlan {
-            schema,
-            keys,
-            roots,
-            spans,
-        })
-    }
-
-    /// The leaf columns of top-level field `top` of `batch`, in the Parquet schema's order:
-    /// the crate's, those that `dictionary.rs` writes replaced.
-    fn field_leaves(&self, top: usize, batch: &RecordBatch) -> Result<Vec<Leaf>> {
-        let field = &self.schema.fields()[top];
-        let column = batch.column(top);
-        let (start, count) = self.spans[top];
-        let paths = &self.keys.paths[start..start + count];
-        let leaves: Vec<Leaf> = if self.keys.whole[top] {
-            paths
-                .iter()
-                .flatten()
-                .map(|path| Ok(Leaf::Keys(path.leaf(batch)?)))
-                .collect::<Result<_>>()?
-        } else {
-            compute_leaves(field, column)?
-                .into_iter()
-                .zip(paths)
-                .map(|(leaf, path)| {
-                    Ok(match path {
-                        Some(path) => Leaf::Keys(path.leaf(batch)?),
-                        None => Leaf::Arrow(leaf),
-                    })
-                })
-                .collect::<Result<_>>()?
-        };
-        if leaves.len() != count {
-            bail!(
-                "column {:?} has other leaf columns than its schema",
-                field.name()
-            );
-        }
-        Ok(leaves)
-    }
 }
 
 /// One leaf column of a row group being encoded.
