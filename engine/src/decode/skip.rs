@@ -10,6 +10,7 @@
 use super::cursor::{Cursor, Sticky};
 use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::skip::{skip_n, skip_one};
+use crate::varint::word::HIGH;
 use crate::varint::Kernel;
 use std::sync::Arc;
 
@@ -32,6 +33,15 @@ pub(crate) enum Skip {
     Record(Vec<Skip>),
     /// One of the branches, selected by a varint.
     Union(Vec<Skip>),
+    /// A union of `null` and a varint (`["null", "long"]`, or the other way round): the
+    /// branch index of `null`. The commonest unions, nullable fields, have variants of their
+    /// own ([`Skip::union`]), stepped over with no branch on whether the value is null.
+    NullOrVarint(u8),
+    /// A union of `null` and a string or bytes; the branch index of `null`.
+    NullOrSized(u8),
+    /// A union of `null` and this many bytes (more than none: a double, a fixed); the branch
+    /// index of `null`.
+    NullOrBytes(u8, usize),
     /// A recursive type cut at the configured depth.
     TooDeep(Arc<str>, usize),
     /// Consecutive fields of a record that are all skipped, as one column of the record: each
@@ -76,6 +86,23 @@ impl Skip {
         }
     }
 
+    /// How to skip a union of these branches: a nullable flat value as one of the `NullOr`
+    /// variants, anything else as [`Skip::Union`].
+    pub(crate) fn union(branches: Vec<Skip>) -> Skip {
+        let nullable = |null: u8, value: &Skip| match *value {
+            Skip::Varint => Some(Skip::NullOrVarint(null)),
+            Skip::Sized => Some(Skip::NullOrSized(null)),
+            Skip::Bytes(n) if n > 0 => Some(Skip::NullOrBytes(null, n)),
+            _ => None,
+        };
+        let merged = match branches.as_slice() {
+            [Skip::Bytes(0), value] => nullable(0, value),
+            [value, Skip::Bytes(0)] => nullable(1, value),
+            _ => None,
+        };
+        merged.unwrap_or(Skip::Union(branches))
+    }
+
     /// The skipped field `name` after this skipped field (`first` its name) of a record: both
     /// as one [`Skip::Fields`].
     pub(crate) fn then_field(self, first: &Arc<str>, name: Arc<str>, next: Skip) -> Skip {
@@ -111,6 +138,9 @@ impl Skip {
             | Skip::Array(_)
             | Skip::Map(_)
             | Skip::Union(_)
+            | Skip::NullOrVarint(_)
+            | Skip::NullOrSized(_)
+            | Skip::NullOrBytes(..)
             | Skip::TooDeep(..) => 1,
         }
     }
@@ -134,6 +164,17 @@ impl Skip {
             Skip::Union(branches) => {
                 let b = c.branch(branches.len())?;
                 branches[b].skip(c)
+            }
+            Skip::NullOrVarint(null) | Skip::NullOrSized(null) | Skip::NullOrBytes(null, _) => {
+                if c.branch(2)? == usize::from(*null) {
+                    return Ok(());
+                }
+                match self {
+                    Skip::NullOrVarint(_) => c.long().map(drop),
+                    Skip::NullOrSized(_) => c.bytes().map(drop),
+                    Skip::NullOrBytes(_, n) => c.take(*n).map(drop),
+                    _ => unreachable!("a nullable skip"),
+                }
             }
             Skip::TooDeep(name, depth) => Err(DecodeError::new(
                 DecodeErrorKind::RecursionLimit {
@@ -167,6 +208,9 @@ impl Skip {
             Skip::Sized | Skip::Str => {
                 f.len_prefix();
             }
+            Skip::NullOrVarint(null) => null_or_varint(f, *null),
+            Skip::NullOrSized(null) => null_or_sized(f, *null),
+            Skip::NullOrBytes(null, n) => null_or_bytes(f, *null, *n),
             Skip::Array(item) => blocks_sticky(f, item, false),
             Skip::Map(value) => blocks_sticky(f, value, true),
             Skip::Record(parts) => {
@@ -233,10 +277,110 @@ impl Skip {
             Skip::Sized => {
                 f.len_prefix();
             }
+            Skip::NullOrVarint(null) => null_or_varint(f, *null),
+            Skip::NullOrSized(null) => null_or_sized(f, *null),
+            Skip::NullOrBytes(null, n) => null_or_bytes(f, *null, *n),
             _ => return false,
         }
         true
     }
+}
+
+/// A nullable value (`null` the branch index `null`, the other branch a value of
+/// `value(next, at)` bytes, where `next` are the 8 bytes at `at`, its start) on the fast path.
+/// Nulls come at random in real data, so a branch on them mispredicts: the value's size is
+/// computed from the bytes after the index whether or not it is there (`value` returns it
+/// and whether it is valid there), and the position moves past it only if it is.
+/// The rest (the last 16 bytes of the data, an index or a length of more than one or two
+/// bytes, an invalid value) goes the reference's way, value by value.
+#[inline(always)]
+fn null_or_sticky<K: Kernel>(
+    f: &mut Sticky<'_, K>,
+    null: u8,
+    value: impl FnOnce(u64, usize) -> (usize, bool),
+    slow: impl FnOnce(&mut Sticky<'_, K>),
+) {
+    let p = f.pos;
+    if let Some(chunk) = f.buf.get(p..).and_then(|rest| rest.first_chunk::<16>()) {
+        // Branch indexes 0 and 1 are the bytes 0 and 2.
+        let index = chunk[0];
+        let is_null = index == null << 1;
+        let present = index == (1 - null) << 1;
+        let next = u64::from_le_bytes(*chunk[1..].first_chunk().expect("8 bytes"));
+        let (size, valid) = value(next, p + 1);
+        if is_null | (present & valid) {
+            f.pos = p + 1 + (size & usize::from(present).wrapping_neg());
+            return;
+        }
+    }
+    let index = f.branch_index();
+    if index == i64::from(null) {
+        return;
+    }
+    if index != i64::from(1 - null) {
+        f.fail();
+        return;
+    }
+    slow(f);
+}
+
+/// `["null", varint]` ([`null_or_sticky`]): a varint that ends in the next 8 bytes.
+#[inline(always)]
+fn null_or_varint<K: Kernel>(f: &mut Sticky<'_, K>, null: u8) {
+    null_or_sticky(
+        f,
+        null,
+        |next, _| {
+            let ends = !next & HIGH;
+            ((ends.trailing_zeros() / 8) as usize + 1, ends != 0)
+        },
+        |f| {
+            if !skip_one(f.buf, &mut f.pos) {
+                f.fail();
+            }
+        },
+    );
+}
+
+/// `["null", string]` ([`null_or_sticky`]): a length of one or two bytes, and that many bytes
+/// within the data.
+#[inline(always)]
+fn null_or_sized<K: Kernel>(f: &mut Sticky<'_, K>, null: u8) {
+    let len = f.buf.len();
+    null_or_sticky(
+        f,
+        null,
+        |next, at| {
+            let one = next & 0x7f;
+            let two = one | (next >> 1 & 0x3f80);
+            let short = next & 0x80 == 0;
+            let zigzag = if short { one } else { two };
+            let n = (zigzag >> 1) as usize;
+            let digits = if short { 1 } else { 2 };
+            // Two bytes at most, not negative, within the data.
+            let valid = (short | (next & 0x8000 == 0))
+                & (zigzag & 1 == 0)
+                & (n <= len.saturating_sub(at + digits));
+            (digits + n, valid)
+        },
+        |f| {
+            f.len_prefix();
+        },
+    );
+}
+
+/// `["null", fixed]`, `["null", double]` ([`null_or_sticky`]): `n` bytes within the data.
+#[inline(always)]
+fn null_or_bytes<K: Kernel>(f: &mut Sticky<'_, K>, null: u8, n: usize) {
+    let len = f.buf.len();
+    null_or_sticky(
+        f,
+        null,
+        |_, at| (n, n <= len - at),
+        |f| {
+            f.take(n);
+        },
+    );
 }
 
 /// The blocks of an array of items of `size` (> 0) bytes each, a block in one step: inline in
@@ -399,7 +543,7 @@ mod tests {
     /// A random skip tree of at most `depth` levels.
     fn tree(rng: &mut impl FnMut() -> u64, depth: usize) -> Skip {
         let leaf = depth == 0 || rng().is_multiple_of(3);
-        match rng() % if leaf { 6 } else { 11 } {
+        match rng() % if leaf { 6 } else { 12 } {
             0 => Skip::Bytes((rng() % 9) as usize),
             1 | 2 => Skip::Varint,
             3 => Skip::Varints(2 + (rng() % 7) as usize),
@@ -408,7 +552,21 @@ mod tests {
             6 => Skip::Array(Box::new(tree(rng, depth - 1))),
             7 => Skip::Map(Box::new(tree(rng, depth - 1))),
             8 => Skip::record((0..rng() % 4).map(|_| tree(rng, depth - 1)).collect()),
-            9 => Skip::Union((0..1 + rng() % 3).map(|_| tree(rng, depth - 1)).collect()),
+            9 => Skip::union((0..1 + rng() % 3).map(|_| tree(rng, depth - 1)).collect()),
+            10 => {
+                // A nullable flat value, either way round.
+                let value = [
+                    Skip::Varint,
+                    Skip::Sized,
+                    Skip::Bytes(1 + (rng() % 9) as usize),
+                ][(rng() % 3) as usize]
+                    .clone();
+                let mut branches = vec![Skip::Bytes(0), value];
+                if rng().is_multiple_of(2) {
+                    branches.reverse();
+                }
+                Skip::union(branches)
+            }
             _ => {
                 let names: Vec<Arc<str>> = vec!["a".into(), "b".into(), "c".into()];
                 let mut s = tree(rng, depth - 1);
@@ -439,7 +597,12 @@ mod tests {
             }
             Skip::Varints(k) => (0..*k).for_each(|_| varint(out, (rng() >> (rng() % 64)) as i64)),
             Skip::Sized | Skip::Str => {
-                let n = rng() % 6;
+                // Lengths of one byte mostly, of two (64 or more) and three (8192) sometimes.
+                let n = match rng() % 16 {
+                    0..=11 => rng() % 6,
+                    12..=14 => 60 + rng() % 200,
+                    _ => 8190 + rng() % 4,
+                };
                 varint(out, n as i64);
                 out.extend((0..n).map(|_| rng() as u8));
             }
@@ -469,6 +632,19 @@ mod tests {
                 let b = rng() as usize % branches.len();
                 varint(out, b as i64);
                 value(rng, &branches[b], out);
+            }
+            Skip::NullOrVarint(null) | Skip::NullOrSized(null) | Skip::NullOrBytes(null, _) => {
+                let b = rng() % 2;
+                varint(out, b as i64);
+                if b != u64::from(*null) {
+                    let flat = match s {
+                        Skip::NullOrVarint(_) => Skip::Varint,
+                        Skip::NullOrSized(_) => Skip::Sized,
+                        Skip::NullOrBytes(_, n) => Skip::Bytes(*n),
+                        _ => unreachable!(),
+                    };
+                    value(rng, &flat, out);
+                }
             }
             Skip::TooDeep(..) => {}
         }
@@ -506,6 +682,12 @@ mod tests {
             let mut buf = Vec::new();
             for _ in 0..1 + rng() % 3 {
                 value(&mut rng, &s, &mut buf);
+            }
+            // Bytes after the values half the time: the fast paths that read ahead of a value
+            // (16 bytes for a nullable one) run where the data goes on.
+            if rng().is_multiple_of(2) {
+                let more = 16 + rng() % 16;
+                buf.extend((0..more).map(|_| rng() as u8));
             }
             match rng() % 4 {
                 0 => buf.truncate((rng() as usize) % (buf.len() + 1)),

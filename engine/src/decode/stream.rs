@@ -292,6 +292,22 @@ fn skip_pull<E>(s: &Skip, w: &mut Window<'_, E>, limit: usize) -> Result<(), Str
                 )),
             }
         }
+        Skip::NullOrVarint(null) | Skip::NullOrSized(null) | Skip::NullOrBytes(null, _) => {
+            let at = w.offset();
+            let index = w.long()?;
+            if index == i64::from(*null) {
+                return Ok(());
+            }
+            if index != i64::from(1 - *null) {
+                return Err(w.error(DecodeErrorKind::UnionIndex { index, branches: 2 }, at));
+            }
+            match s {
+                Skip::NullOrVarint(_) => w.long().map(drop),
+                Skip::NullOrSized(_) => w.sized(),
+                Skip::NullOrBytes(_, n) => w.take(*n as u64),
+                _ => unreachable!("a nullable skip"),
+            }
+        }
         Skip::TooDeep(name, depth) => Err(w.error(
             DecodeErrorKind::RecursionLimit {
                 type_name: name.to_string(),

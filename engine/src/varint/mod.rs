@@ -44,7 +44,7 @@ mod predict;
 mod scalar;
 mod select;
 pub(crate) mod skip;
-mod word;
+pub(crate) mod word;
 mod writer;
 #[cfg(target_arch = "x86_64")]
 mod x86_64;

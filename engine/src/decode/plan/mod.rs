@@ -314,7 +314,7 @@ impl Compiler<'_> {
             },
             Node::Array(items) => Skip::Array(Box::new(self.skip(items, depth + 1)?)),
             Node::Map(values) => Skip::Map(Box::new(self.skip(values, depth + 1)?)),
-            Node::Union(branches) => Skip::Union(
+            Node::Union(branches) => Skip::union(
                 branches
                     .iter()
                     .map(|b| self.skip(b, depth + 1))
