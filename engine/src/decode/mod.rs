@@ -662,6 +662,96 @@ mod tests {
         }
     }
 
+    /// Nullable numbers are read with no branch on null (the number read from the bytes after
+    /// the index either way, kept only if present): the same batches as the reference path,
+    /// which a padded branch index sends every record to, for numbers at their extremes, in
+    /// either order of the union, the last value of the block included.
+    #[test]
+    fn nullable_numbers_without_a_branch_match_the_reference() {
+        const NUMBERS: &str = r#"{"type":"record","name":"r","fields":[
+            {"name":"i","type":["null","int"]},{"name":"l","type":["long","null"]},
+            {"name":"s","type":"string"},
+            {"name":"f","type":["null","float"]},{"name":"d","type":["double","null"]}]}"#;
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let rows = 2000;
+        let (mut plain, mut padded) = (Vec::new(), Vec::new());
+        for _ in 0..rows {
+            let r = next();
+            let long = match r % 5 {
+                0 => i64::MIN,
+                1 => i64::MAX,
+                _ => (next() as i64) >> (next() % 64),
+            };
+            let int = [i32::MIN, i32::MAX, -1, 0, (next() >> 40) as i32][(r >> 8) as usize % 5];
+            // (null index, present, value bytes) per nullable field, then the string.
+            let fields: [(i64, bool, Vec<u8>); 4] = [
+                (0, r >> 16 & 3 != 0, {
+                    let mut v = Vec::new();
+                    Scalar.write_long(int.into(), &mut v);
+                    v
+                }),
+                (1, r >> 18 & 3 != 0, {
+                    let mut v = Vec::new();
+                    Scalar.write_long(long, &mut v);
+                    v
+                }),
+                (
+                    0,
+                    r >> 20 & 1 != 0,
+                    f32::from_bits(next() as u32).to_le_bytes().to_vec(),
+                ),
+                (
+                    1,
+                    r >> 21 & 1 != 0,
+                    f64::from_bits(next()).to_le_bytes().to_vec(),
+                ),
+            ];
+            for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
+                for (k, (null, present, value)) in fields.iter().enumerate() {
+                    if k == 2 {
+                        let s = "x".repeat((r >> 24) as usize % 20);
+                        Scalar.write_long(s.len() as i64, out);
+                        out.extend(s.as_bytes());
+                    }
+                    let index = if *present { 1 - null } else { *null };
+                    if pad {
+                        out.extend([0x80 | (index as u8 * 2), 0]);
+                    } else {
+                        out.push(index as u8 * 2);
+                    }
+                    if *present {
+                        out.extend(value);
+                    }
+                }
+            }
+        }
+        for batch_size in [3, 1000] {
+            let decode = |data: &[u8]| {
+                let mut d = decoder(NUMBERS, batch_size);
+                let mut batches = d.decode_block(data, rows).unwrap();
+                batches.extend(d.flush().unwrap());
+                batches
+            };
+            assert_eq!(decode(&plain), decode(&padded), "batch size {batch_size}");
+        }
+        // An int out of range and a value cut short are errors of their field, as on the
+        // reference path.
+        let mut bad = vec![2];
+        Scalar.write_long(i64::from(i32::MAX) + 1, &mut bad);
+        let e = decoder(NUMBERS, 10).decode_block(&bad, 1).unwrap_err();
+        assert_eq!(e.field_path(), "i", "{e}");
+        let e = decoder(NUMBERS, 10)
+            .decode_block(&[0, 2, 0, 2, 1, 2], 1)
+            .unwrap_err();
+        assert_eq!(e.field_path(), "f", "{e}");
+    }
+
     /// Nested records (plain, nullable, in arrays) are decoded on their enclosing record's fast
     /// path. Every row written with padded branch indexes (legal) fails that path and is decoded
     /// by the value-by-value reference; rows padded only in their innermost nullable field fail

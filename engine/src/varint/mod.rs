@@ -202,6 +202,20 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
         generic::read_u64_word(self.bits(), buf, pos)
     }
 
+    /// [`Kernel::read_u64`] with no branch on the varint's length (one byte included) where
+    /// it ends within eight bytes and ten bytes follow `*pos`: for a value read whether or not
+    /// it is there (a nullable number), whose bytes, when it is not, are the next value's.
+    /// Same results and errors.
+    #[inline(always)]
+    fn read_u64_branchless(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        let (v, next) = match buf.get(*pos..).and_then(|s| s.first_chunk::<MAX_LEN>()) {
+            Some(c) => generic::read_word(self.bits(), c).map(|(v, len)| (v, *pos + len))?,
+            None => generic::read_u64_checked(buf, *pos)?,
+        };
+        *pos = next;
+        Ok(v)
+    }
+
     /// [`Kernel::read_u64`] for one of a stream of single values: `hint` learns the stream's
     /// varint lengths (see [`ReadHint`]) so that the next value's position is predicted, or,
     /// when lengths vary at random, computed without a branch. Same results and errors.

@@ -51,6 +51,10 @@ impl Kernel for Scalar {
         self.read_u64(buf, pos)
     }
 
+    fn read_u64_branchless(self, buf: &[u8], pos: &mut usize) -> Result<u64, VarintError> {
+        self.read_u64(buf, pos)
+    }
+
     fn read_longs_hinted(
         self,
         buf: &[u8],
