@@ -671,7 +671,9 @@ mod tests {
         const NUMBERS: &str = r#"{"type":"record","name":"r","fields":[
             {"name":"i","type":["null","int"]},{"name":"l","type":["long","null"]},
             {"name":"s","type":"string"},
-            {"name":"f","type":["null","float"]},{"name":"d","type":["double","null"]}]}"#;
+            {"name":"f","type":["null","float"]},{"name":"d","type":["double","null"]},
+            {"name":"b","type":["null","boolean"]},
+            {"name":"e","type":[{"type":"enum","name":"E","symbols":["A","B","C"]},"null"]}]}"#;
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
             x ^= x << 13;
@@ -690,7 +692,7 @@ mod tests {
             };
             let int = [i32::MIN, i32::MAX, -1, 0, (next() >> 40) as i32][(r >> 8) as usize % 5];
             // (null index, present, value bytes) per nullable field, then the string.
-            let fields: [(i64, bool, Vec<u8>); 4] = [
+            let fields: [(i64, bool, Vec<u8>); 6] = [
                 (0, r >> 16 & 3 != 0, {
                     let mut v = Vec::new();
                     Scalar.write_long(int.into(), &mut v);
@@ -711,6 +713,8 @@ mod tests {
                     r >> 21 & 1 != 0,
                     f64::from_bits(next()).to_le_bytes().to_vec(),
                 ),
+                (0, r >> 22 & 1 != 0, vec![(r >> 30) as u8 & 1]),
+                (1, r >> 23 & 3 != 0, vec![(r >> 32) as u8 % 3 * 2]),
             ];
             for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
                 for (k, (null, present, value)) in fields.iter().enumerate() {
@@ -744,12 +748,23 @@ mod tests {
         // reference path.
         let mut bad = vec![2];
         Scalar.write_long(i64::from(i32::MAX) + 1, &mut bad);
+        bad.extend([0; 16]);
         let e = decoder(NUMBERS, 10).decode_block(&bad, 1).unwrap_err();
         assert_eq!(e.field_path(), "i", "{e}");
         let e = decoder(NUMBERS, 10)
-            .decode_block(&[0, 2, 0, 2, 1, 2], 1)
+            .decode_block(&[0, 2, 0, 2, 1, 2, 3], 1)
             .unwrap_err();
         assert_eq!(e.field_path(), "f", "{e}");
+        // A boolean byte of 2, an enum index past the symbols (each with 16 bytes after it:
+        // the values are read ahead either way).
+        let head = [0u8, 2, 0, 0, 2];
+        for (tail, field) in [(vec![2u8, 2], "b"), (vec![0, 0, 6], "e")] {
+            let mut bad = head.to_vec();
+            bad.extend(tail);
+            bad.extend([0; 16]);
+            let e = decoder(NUMBERS, 10).decode_block(&bad, 1).unwrap_err();
+            assert_eq!(e.field_path(), field, "{e}");
+        }
     }
 
     /// Nested records (plain, nullable, in arrays) are decoded on their enclosing record's fast

@@ -8,7 +8,7 @@ use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
 use crate::error::{DecodeError, DecodeErrorKind, Limit};
-use crate::varint::{BulkHint, Kernel};
+use crate::varint::{unzigzag64, BulkHint, Kernel};
 use arrow_array::{ArrayRef, UnionArray};
 use arrow_schema::{FieldRef, UnionFields};
 use std::hint::select_unpredictable;
@@ -226,66 +226,61 @@ impl NullableCol {
         // index written as a longer (padded) varint, as it always did.
         let value_byte = self.value_byte;
         let k = f.k;
+        let validity = &mut self.validity;
         let fast = match &mut self.child {
             Column::Int64(p) => {
                 let read = |buf: &[u8], at| {
                     let mut end = at;
-                    let v = k.read_u64_branchless(buf, &mut end).ok()?;
-                    Some((crate::varint::unzigzag64(v), end))
+                    match k.read_u64_branchless(buf, &mut end) {
+                        Ok(v) => (unzigzag64(v), end, true),
+                        Err(_) => (0, at, false),
+                    }
                 };
-                number_or_null(
-                    f,
-                    value_byte,
-                    &mut self.validity,
-                    &mut p.values,
-                    read,
-                    |v| v,
-                )
+                number_or_null(f, value_byte, validity, read, |v| p.values.push(v))
             }
             Column::Int32(p) => {
                 let read = |buf: &[u8], at| {
                     let mut end = at;
-                    let v = k.read_u64_branchless(buf, &mut end).ok()?;
-                    Some((i32::try_from(crate::varint::unzigzag64(v)).ok()?, end))
+                    match k.read_u64_branchless(buf, &mut end) {
+                        Ok(v) => {
+                            let v = unzigzag64(v);
+                            (v as i32, end, i64::from(v as i32) == v)
+                        }
+                        Err(_) => (0, at, false),
+                    }
                 };
-                number_or_null(
-                    f,
-                    value_byte,
-                    &mut self.validity,
-                    &mut p.values,
-                    read,
-                    |v| v,
-                )
+                number_or_null(f, value_byte, validity, read, |v| p.values.push(v))
             }
             // Floats as their bits: a select on a float register compiles to a branch.
             Column::Float64(p) => {
-                let read = |buf: &[u8], at: usize| {
-                    let b = buf.get(at..)?.first_chunk::<8>()?;
-                    Some((u64::from_le_bytes(*b), at + 8))
+                let read = |buf: &[u8], at: usize| match buf.get(at..).and_then(|b| b.first_chunk())
+                {
+                    Some(b) => (u64::from_le_bytes(*b), at + 8, true),
+                    None => (0, at, false),
                 };
-                number_or_null(
-                    f,
-                    value_byte,
-                    &mut self.validity,
-                    &mut p.values,
-                    read,
-                    f64::from_bits,
-                )
+                number_or_null(f, value_byte, validity, read, |v| {
+                    p.values.push(f64::from_bits(v))
+                })
             }
             Column::Float32(p) => {
-                let read = |buf: &[u8], at: usize| {
-                    let b = buf.get(at..)?.first_chunk::<4>()?;
-                    Some((u32::from_le_bytes(*b), at + 4))
+                let read = |buf: &[u8], at: usize| match buf.get(at..).and_then(|b| b.first_chunk())
+                {
+                    Some(b) => (u32::from_le_bytes(*b), at + 4, true),
+                    None => (0, at, false),
                 };
-                number_or_null(
-                    f,
-                    value_byte,
-                    &mut self.validity,
-                    &mut p.values,
-                    read,
-                    f32::from_bits,
-                )
+                number_or_null(f, value_byte, validity, read, |v| {
+                    p.values.push(f32::from_bits(v))
+                })
             }
+            // (A byte other than 0 and 1 is no boolean: tested, not branched on.)
+            Column::Boolean(bits) => {
+                let read = |buf: &[u8], at: usize| match buf.get(at) {
+                    Some(&b) => (b, at + 1, b <= 1),
+                    None => (0, at, false),
+                };
+                number_or_null(f, value_byte, validity, read, |v| bits.push(v != 0))
+            }
+            Column::Enum(e) => e.or_null_sticky(f, value_byte, validity),
             _ => false,
         };
         if fast {
@@ -351,19 +346,19 @@ impl NullableCol {
 
 /// A nullable number (`value_byte` the encoded index of the number's branch) on the fast
 /// path, with no branch on whether it is null: nulls come at random in real data, and the
-/// branch mispredicted on about every other null. The number is read (`read`: the value and
-/// its end, `None` if there is none at `at`) from the bytes after the index whether or not it
-/// is there, and kept, with the position past it, only if it is (a null keeps 0, as
-/// [`NullableCol::push_null`] does). `false`, with nothing read, where that does not decide
-/// (a bad index, or a number that does not read): the caller's general path does.
+/// branch mispredicted on about every other null. The number is read (`read`: the value, its
+/// end and whether it is a valid value at `at`, computed rather than branched on) from the
+/// bytes after the index whether or not it is there, and pushed (`push`), with the position
+/// moved past it, only if it is (a null pushes 0, as [`NullableCol::push_null`] does).
+/// `false`, with nothing read, where that does not decide (a bad index, or a number that does
+/// not read): the caller's general path does.
 #[inline(always)]
-fn number_or_null<K: Kernel, T: Masked, V>(
+pub(super) fn number_or_null<K: Kernel, T: Masked>(
     f: &mut Sticky<'_, K>,
     value_byte: u8,
     validity: &mut Validity,
-    values: &mut Vec<V>,
-    read: impl FnOnce(&[u8], usize) -> Option<(T, usize)>,
-    value: impl FnOnce(T) -> V,
+    read: impl FnOnce(&[u8], usize) -> (T, usize, bool),
+    push: impl FnOnce(T),
 ) -> bool {
     let p = f.pos;
     let Some(&index) = f.buf.get(p) else {
@@ -372,21 +367,18 @@ fn number_or_null<K: Kernel, T: Masked, V>(
     let present = index == value_byte;
     // The bytes 0 and 2 (branch indexes 0 and 1) in one test, not a branch on which.
     let index_ok = index & !2 == 0;
-    let (number, end, read) = match read(f.buf, p + 1) {
-        Some((number, end)) => (number, end, true),
-        None => (T::default(), p + 1, false),
-    };
+    let (number, end, read) = read(f.buf, p + 1);
     if !index_ok | (present & !read) {
         return false;
     }
     f.pos = select_unpredictable(present, end, p + 1);
     validity.push(present);
-    values.push(value(keep(number, present)));
+    push(keep(number, present));
     true
 }
 
 /// The integers [`number_or_null`] reads (floats as their bits), zeroed by a mask.
-trait Masked: Copy + Default + std::ops::BitAnd<Output = Self> {
+pub(super) trait Masked: Copy + Default + std::ops::BitAnd<Output = Self> {
     /// All ones.
     const ONES: Self;
 }
@@ -405,6 +397,10 @@ impl Masked for u64 {
 
 impl Masked for u32 {
     const ONES: Self = u32::MAX;
+}
+
+impl Masked for u8 {
+    const ONES: Self = u8::MAX;
 }
 
 /// `number` if `present`, else 0, with no branch: the mask is opaque to the compiler, which

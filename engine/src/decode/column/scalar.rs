@@ -1,10 +1,12 @@
 //! Scalar columns: the plain numbers ([`Prim`]), enums (dictionary keys, remapped under schema
 //! resolution) and decimals, and the bulk copy of `float`/`double` array items.
 
+use super::nested::number_or_null;
+use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
 use crate::error::{DecodeError, DecodeErrorKind};
-use crate::varint::Kernel;
+use crate::varint::{unzigzag64, Kernel};
 use arrow_array::{ArrayRef, Decimal128Array, Decimal256Array, StringArray};
 use arrow_buffer::{i256, NullBuffer};
 use arrow_schema::DataType;
@@ -42,6 +44,19 @@ pub(crate) struct EnumRemap {
     pub(crate) writer_symbols: Box<[String]>,
 }
 
+/// The output key of the writer's index `index` of an enum of `n_symbols` symbols (resolved
+/// with `remap`); negative if there is none.
+#[inline(always)]
+fn enum_key(index: i64, n_symbols: usize, remap: Option<&EnumRemap>) -> i32 {
+    if index as u64 >= n_symbols as u64 {
+        return -1;
+    }
+    match remap {
+        None => index as i32,
+        Some(remap) => remap.keys[index as usize],
+    }
+}
+
 impl EnumCol {
     pub(crate) fn new(symbols: &[String]) -> Self {
         // An enum without symbols can hold no value; its dictionary gets one entry so that
@@ -70,13 +85,33 @@ impl EnumCol {
     /// range, or a writer symbol the reader's enum lacks).
     #[inline(always)]
     pub(super) fn key(&self, index: i64) -> i32 {
-        if index as u64 >= self.n_symbols as u64 {
-            return -1;
-        }
-        match &self.remap {
-            None => index as i32,
-            Some(remap) => remap.keys[index as usize],
-        }
+        enum_key(index, self.n_symbols, self.remap.as_deref())
+    }
+
+    /// A nullable enum's value on the fast path, with no branch on null
+    /// ([`super::nested::number_or_null`]): `false`, with nothing read, where that does not
+    /// decide.
+    #[inline(always)]
+    pub(super) fn or_null_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        value_byte: u8,
+        validity: &mut Validity,
+    ) -> bool {
+        let k = f.k;
+        let (n_symbols, remap) = (self.n_symbols, self.remap.as_deref());
+        let read = |buf: &[u8], at| {
+            let mut end = at;
+            match k.read_u64_branchless(buf, &mut end) {
+                Ok(index) => {
+                    let key = enum_key(unzigzag64(index), n_symbols, remap);
+                    (key, end, key >= 0)
+                }
+                Err(_) => (0, at, false),
+            }
+        };
+        let keys = &mut self.keys;
+        number_or_null(f, value_byte, validity, read, |key| keys.push(key))
     }
 
     pub(super) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
