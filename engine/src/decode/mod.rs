@@ -673,7 +673,8 @@ mod tests {
             {"name":"s","type":"string"},
             {"name":"f","type":["null","float"]},{"name":"d","type":["double","null"]},
             {"name":"b","type":["null","boolean"]},
-            {"name":"e","type":[{"type":"enum","name":"E","symbols":["A","B","C"]},"null"]}]}"#;
+            {"name":"e","type":[{"type":"enum","name":"E","symbols":["A","B","C"]},"null"]},
+            {"name":"t","type":["null","string"]},{"name":"y","type":["bytes","null"]}]}"#;
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = move || {
             x ^= x << 13;
@@ -692,7 +693,18 @@ mod tests {
             };
             let int = [i32::MIN, i32::MAX, -1, 0, (next() >> 40) as i32][(r >> 8) as usize % 5];
             // (null index, present, value bytes) per nullable field, then the string.
-            let fields: [(i64, bool, Vec<u8>); 6] = [
+            // Strings and bytes of one-byte and two-byte lengths, under and over the 64
+            // bytes copied by one fixed move; a column of long values (`y`) takes the
+            // branching path from its second batch.
+            let text = |len: u64| {
+                let mut v = Vec::new();
+                Scalar.write_long(len as i64, &mut v);
+                v.extend((0..len).map(|i| b'a' + (i % 26) as u8));
+                v
+            };
+            let short = [0, 3, 63, 64, 65, 70][(r >> 40) as usize % 6];
+            let long_len = 40 + (r >> 44) % 260;
+            let fields: [(i64, bool, Vec<u8>); 8] = [
                 (0, r >> 16 & 3 != 0, {
                     let mut v = Vec::new();
                     Scalar.write_long(int.into(), &mut v);
@@ -715,6 +727,8 @@ mod tests {
                 ),
                 (0, r >> 22 & 1 != 0, vec![(r >> 30) as u8 & 1]),
                 (1, r >> 23 & 3 != 0, vec![(r >> 32) as u8 % 3 * 2]),
+                (0, r >> 25 & 1 != 0, text(short)),
+                (1, r >> 26 & 3 != 0, text(long_len)),
             ];
             for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
                 for (k, (null, present, value)) in fields.iter().enumerate() {
@@ -752,13 +766,17 @@ mod tests {
         let e = decoder(NUMBERS, 10).decode_block(&bad, 1).unwrap_err();
         assert_eq!(e.field_path(), "i", "{e}");
         let e = decoder(NUMBERS, 10)
-            .decode_block(&[0, 2, 0, 2, 1, 2, 3], 1)
+            .decode_block(&[0, 2, 6, b'a', b'b', b'c', 2, 1, 2], 1)
             .unwrap_err();
         assert_eq!(e.field_path(), "f", "{e}");
         // A boolean byte of 2, an enum index past the symbols (each with 16 bytes after it:
         // the values are read ahead either way).
         let head = [0u8, 2, 0, 0, 2];
-        for (tail, field) in [(vec![2u8, 2], "b"), (vec![0, 0, 6], "e")] {
+        for (tail, field) in [
+            (vec![2u8, 2], "b"),
+            (vec![0, 0, 6], "e"),
+            (vec![0, 0, 0, 2, 40], "t"),
+        ] {
             let mut bad = head.to_vec();
             bad.extend(tail);
             bad.extend([0; 16]);

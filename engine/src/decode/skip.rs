@@ -1,6 +1,7 @@
 //! Skipping projected-away values without decoding them: strings by length, fixed-size values
-//! by size, varints by their last bytes (runs of them, arrays of longs included, eight bytes at
-//! a time), arrays and maps by their block byte size when the writer recorded one.
+//! by size, varints by their last bytes (runs of them, arrays of longs included, eight or
+//! sixteen bytes at a time), nullable flat values with no branch on null (`Skip::NullOr*`),
+//! arrays and maps by their block byte size when the writer recorded one.
 //!
 //! [`Skip::skip`] is the reference, with [`Cursor`]'s errors; [`Skip::skip_sticky`] is the fast
 //! path the record loops run, on a [`Sticky`] cursor: it accepts exactly what the reference

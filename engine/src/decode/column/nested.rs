@@ -1,6 +1,7 @@
 //! Nested columns: lists and maps (an array block's numbers decoded in bulk, other items and
 //! map entries on the fast path with one failure check per block), nullable values
-//! (`["null", T]`) and general unions.
+//! (`["null", T]`; numbers, booleans, enums and strings read with no branch on null) and
+//! general unions.
 
 use super::scalar::extend_le;
 use super::{nested_sticky, offsets_overflow, BytesCol, BytesKind, Column};
@@ -281,6 +282,7 @@ impl NullableCol {
                 number_or_null(f, value_byte, validity, read, |v| bits.push(v != 0))
             }
             Column::Enum(e) => e.or_null_sticky(f, value_byte, validity),
+            Column::Bytes(b) => b.or_null_sticky(f, value_byte, validity),
             _ => false,
         };
         if fast {
