@@ -303,13 +303,14 @@ fn null_or_sticky<K: Kernel>(
 ) {
     let p = f.pos;
     if let Some(chunk) = f.buf.get(p..).and_then(|rest| rest.first_chunk::<16>()) {
-        // Branch indexes 0 and 1 are the bytes 0 and 2.
+        // Branch indexes 0 and 1 are the bytes 0 and 2: both tested at once (as separate
+        // tests, the compiler branched on the null one).
         let index = chunk[0];
-        let is_null = index == null << 1;
+        let index_ok = index & !2 == 0;
         let present = index == (1 - null) << 1;
         let next = u64::from_le_bytes(*chunk[1..].first_chunk().expect("8 bytes"));
         let (size, valid) = value(next, p + 1);
-        if is_null | (present & valid) {
+        if index_ok & !(present & !valid) {
             f.pos = p + 1 + (size & usize::from(present).wrapping_neg());
             return;
         }

@@ -47,7 +47,9 @@ pub(crate) fn skip_n(buf: &[u8], pos: &mut usize, n: u64) -> bool {
             }
         }
     }
-    if (1..=16).contains(&n) && skip_in_16(buf, pos, n) {
+    // (Up to eight: more, an array's items, rarely fit in 16 bytes, and the try would be
+    // wasted before the word-by-word steps.)
+    if (1..=8).contains(&n) && skip_in_16(buf, pos, n) {
         return true;
     }
     skip_words(buf, pos, n)
