@@ -15,6 +15,7 @@ use parquet::arrow::arrow_writer::{
 use parquet::column::writer::ColumnCloseResult;
 use parquet::file::writer::SerializedRowGroupWriter;
 use parquet::schema::types::SchemaDescriptor;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Mutex, PoisonError};
 
 /// One batch of a leaf column, for the writer of its kind.
@@ -93,6 +94,16 @@ impl Chunk {
             batches,
             fields: slots,
         }
+    }
+
+    /// Encode leaf column `c` of every batch of the chunk, in order, with `writer` (the pool's
+    /// tasks and the one-thread path alike). A panic of the writer is an error, not the
+    /// process's end.
+    pub fn encode(&self, plan: &LeafPlan, c: usize, writer: &mut LeafWriter) -> Result<()> {
+        catch_unwind(AssertUnwindSafe(|| {
+            (0..self.batches.len()).try_for_each(|b| writer.write(&self.take(plan, b, c)?))
+        }))
+        .unwrap_or_else(|panic| Err(panicked(panic)))
     }
 
     /// Leaf column `c` of batch `b`, computed (with the other leaves of its top-level field)
@@ -186,4 +197,14 @@ impl LeafPlan {
         }
         Ok(leaves)
     }
+}
+
+/// The error for a column writer that panicked, with the panic's message.
+fn panicked(panic: Box<dyn std::any::Any + Send>) -> anyhow::Error {
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    anyhow!("a Parquet column writer panicked: {message}")
 }

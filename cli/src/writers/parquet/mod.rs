@@ -60,7 +60,6 @@ use rayon::prelude::*;
 use rebatch::Rebatch;
 use std::collections::VecDeque;
 use std::io::Write;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// Arrow bytes gathered before a chunk is handed to the column encoders.
@@ -156,16 +155,6 @@ impl Shared {
     }
 }
 
-/// The error for a column writer that panicked, with the panic's message.
-fn panicked(panic: Box<dyn std::any::Any + Send>) -> anyhow::Error {
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_default();
-    anyhow!("a Parquet column writer panicked: {message}")
-}
-
 /// Encodes the queued chunks of column `c` of row group `g` until its queue is empty.
 fn drain(shared: Arc<Shared>, plan: Arc<LeafPlan>, g: usize, c: usize) {
     loop {
@@ -190,10 +179,7 @@ fn drain(shared: Arc<Shared>, plan: Arc<LeafPlan>, g: usize, c: usize) {
             }
         };
         let result = match writer.as_mut() {
-            Some(writer) => catch_unwind(AssertUnwindSafe(|| {
-                (0..chunk.batches.len()).try_for_each(|b| writer.write(&chunk.take(&plan, b, c)?))
-            }))
-            .unwrap_or_else(|panic| Err(panicked(panic))),
+            Some(writer) => chunk.encode(&plan, c, writer),
             None => Err(anyhow!("a column writer went missing")),
         };
         drop(chunk);
@@ -589,11 +575,7 @@ impl Encoder {
                 .ok_or_else(|| anyhow!("row group {g} went missing"))?;
             for (c, column) in group.columns.iter_mut().enumerate() {
                 if let Some(writer) = column.writer.as_mut() {
-                    catch_unwind(AssertUnwindSafe(|| {
-                        (0..chunk.batches.len())
-                            .try_for_each(|b| writer.write(&chunk.take(&self.plan, b, c)?))
-                    }))
-                    .unwrap_or_else(|panic| Err(panicked(panic)))?;
+                    chunk.encode(&self.plan, c, writer)?;
                 }
             }
             return Ok(());
