@@ -233,9 +233,9 @@ impl Skip {
 }
 
 impl Skip {
-    /// [`Skip::skip_sticky`] of a record's part: the flat kinds inline in the record's loop,
-    /// and so are a union's flat branch (a nullable field: no call and no second dispatch per
-    /// value) and an array of fixed-size items; the others through a call.
+    /// [`Skip::skip_sticky`] of a record's part: the flat kinds (nullable ones included)
+    /// inline in the record's loop, and so are a general union's flat branch (no call and no
+    /// second dispatch per value) and an array of fixed-size items; the others through a call.
     #[inline(always)]
     fn skip_part_sticky<K: Kernel>(&self, f: &mut Sticky<'_, K>) {
         if self.skip_flat_sticky(f) {
@@ -262,8 +262,8 @@ impl Skip {
         }
     }
 
-    /// One value of a flat kind (fixed size, varint, string) stepped over inline; `false`,
-    /// with nothing read, for the other kinds.
+    /// One value of a flat kind (fixed size, varint, string, or one of them or null) stepped
+    /// over inline; `false`, with nothing read, for the other kinds.
     #[inline(always)]
     fn skip_flat_sticky<K: Kernel>(&self, f: &mut Sticky<'_, K>) -> bool {
         match self {

@@ -1,6 +1,6 @@
 //! Stepping over varints without decoding them: the end of a varint is its first byte with the
-//! high bit clear, so skipping needs only those bytes' positions, eight bytes at a time. Used by
-//! projection (`decode/skip.rs`) for the values of columns nobody asked for.
+//! high bit clear, so skipping needs only those bytes' positions, eight or sixteen bytes at a
+//! time. Used by projection (`decode/skip.rs`) for the values of columns nobody asked for.
 //!
 //! Both functions accept exactly what [`Scalar::read_u64`](super::Scalar) accepts, read for
 //! read, and leave the position where it would (on failure the position is unspecified: the
@@ -25,7 +25,8 @@ pub(crate) fn skip_one(buf: &[u8], pos: &mut usize) -> bool {
 /// Step over `n` consecutive varints at `*pos`. `false` if [`Scalar`] would fail to read
 /// them all there.
 ///
-/// Eight bytes at a time: a word's clear high bits are the ends of the varints in it, so a
+/// A few that end within 8 or 16 bytes are found at once (`skip_in_16`); else eight bytes
+/// at a time: a word's clear high bits are the ends of the varints in it, so a
 /// word ends its popcount of them; the first of those may have started in an earlier word
 /// and is checked to be at most ten bytes long, the tenth 0 or 1 (any shorter varint is
 /// valid, and the ones that start in the word are shorter). A longer or overflowing one, and

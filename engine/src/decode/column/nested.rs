@@ -352,8 +352,8 @@ impl NullableCol {
 /// end and whether it is a valid value at `at`, computed rather than branched on) from the
 /// bytes after the index whether or not it is there, and pushed (`push`), with the position
 /// moved past it, only if it is (a null pushes 0, as [`NullableCol::push_null`] does).
-/// `false`, with nothing read, where that does not decide (a bad index, or a number that does
-/// not read): the caller's general path does.
+/// `false`, with nothing pushed, where that does not decide (a bad index, or a present value
+/// that does not read or is not valid): the caller's general path does.
 #[inline(always)]
 pub(super) fn number_or_null<K: Kernel, T: Masked>(
     f: &mut Sticky<'_, K>,
