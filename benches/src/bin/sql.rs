@@ -6,6 +6,8 @@
 //!
 //! `sql [--rounds 5] [--partitions 1,2] FILE.avro...` prints one JSON object per (file, query,
 //! partitions) with the medians; `benches/sql.py` adds DuckDB and writes the table.
+//! `--only avrow` runs avrow's rounds alone (no comparison, no answer check): a process to
+//! profile (`perf record`) that holds nothing but avrow's queries.
 //!
 //! The queries are chosen from each file's schema, so any file works: `count(*)`, a filtered
 //! sum of the first floating-point (else integer) column, and a group-by on the first
@@ -16,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_schema::{DataType, Schema};
-use avrow_benches::args::{list, number, positional};
+use avrow_benches::args::{arg, list, number, positional};
 use avrow_benches::median_min_max;
 use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
 use datafusion::prelude::{AvroReadOptions, SessionConfig, SessionContext};
@@ -101,6 +103,11 @@ fn main() {
         s.parse::<usize>().expect("partitions")
     });
     let files = positional(&args);
+    let only_avrow = match arg(&args, "--only").as_deref() {
+        None => false,
+        Some("avrow") => true,
+        Some(other) => panic!("--only takes `avrow`, not {other:?}"),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(partitions.iter().copied().max().unwrap_or(1))
         .enable_all()
@@ -118,6 +125,20 @@ fn main() {
         let name = Path::new(file).file_name().unwrap().to_string_lossy();
         for sql in queries(&schema) {
             for &p in &partitions {
+                if only_avrow {
+                    let times: Vec<f64> = (0..rounds)
+                        .map(|_| {
+                            let t = Instant::now();
+                            runtime.block_on(run_avrow(file, &sql, p));
+                            t.elapsed().as_secs_f64()
+                        })
+                        .collect();
+                    let (avrow_s, lo, hi) = median_min_max(times);
+                    println!(
+                        "{{\"file\": \"{name}\", \"query\": {sql:?}, \"partitions\": {p}, \"avrow_s\": {avrow_s:.4}, \"avrow_min_s\": {lo:.4}, \"avrow_max_s\": {hi:.4}}}"
+                    );
+                    continue;
+                }
                 let ours = runtime.block_on(run_avrow(file, &sql, p));
                 let theirs = runtime.block_on(run_datafusion(file, &sql, p));
                 assert!(

@@ -421,7 +421,7 @@ fn field_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
         Column::Union(u) => u.decode_sticky(f, c),
         Column::List(l) => call_sticky!(f, c, l.decode(c)),
         Column::Struct(s) => s.fields_sticky(f, c),
-        Column::Skip(s) => s.skip_sticky(f),
+        Column::Skip(s) => s.skip_column_sticky(f),
         other @ (Column::Null(_)
         | Column::Int32(_)
         | Column::Int64(_)
