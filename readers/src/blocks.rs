@@ -19,7 +19,7 @@ pub struct Block {
 impl Block {
     /// Index of the block in its file (0-based).
     pub fn index(&self) -> u64 {
-        self.raw.index
+        self.raw.ctx.block_index(self.raw.index)
     }
 
     /// Byte offset of the block's start (its record count) in the file.

@@ -17,7 +17,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::ops::Range;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The default limit on one block's decompressed size (1 GiB).
 pub const DEFAULT_MAX_BLOCK_SIZE: usize = 1 << 30;
@@ -97,6 +97,48 @@ pub(crate) struct BlockContext {
     pub(crate) max_block_size: usize,
     /// Skip blocks that cannot be read instead of stopping at the first.
     pub(crate) skip_bad_blocks: bool,
+    /// The file's count of blocks before the first block this input reads.
+    first_index: Arc<FirstIndex>,
+}
+
+/// How many blocks of its file come before the first block an input reads: none for a whole
+/// file; for a byte range, counted from the file's first block only when an error or a
+/// skipped block names a block. Counting walks every block before the range, so a split far
+/// into a large file would pay for all of them when it opens (each split of a file cut in
+/// `n` would walk its share of `n / 2` files' blocks), for indexes most reads never use.
+#[derive(Default)]
+struct FirstIndex {
+    walk: Option<IndexWalk>,
+    counted: OnceLock<u64>,
+}
+
+/// The walk [`FirstIndex`] makes if asked: the file's bytes, where its first block starts
+/// and where the input's first block starts.
+struct IndexWalk {
+    bytes: Bytes,
+    first: usize,
+    target: usize,
+    sync: [u8; 16],
+}
+
+impl FirstIndex {
+    fn get(&self) -> u64 {
+        match &self.walk {
+            None => 0,
+            Some(w) => *self
+                .counted
+                .get_or_init(|| block_index_at(&w.bytes, w.first, w.target, &w.sync)),
+        }
+    }
+}
+
+impl std::fmt::Debug for FirstIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FirstIndex")
+            .field("from_byte", &self.walk.as_ref().map(|w| w.target))
+            .field("counted", &self.counted.get())
+            .finish()
+    }
 }
 
 impl BlockContext {
@@ -108,13 +150,29 @@ impl BlockContext {
             codec: header.codec(),
             max_block_size: opts.max_block_size,
             skip_bad_blocks: opts.skip_bad_blocks,
+            first_index: Arc::default(),
         })
+    }
+
+    /// The index in the whole file of this input's block `index` (counted from the input's
+    /// first block, as [`RawBlock::index`] is).
+    pub(crate) fn block_index(&self, index: u64) -> u64 {
+        self.first_index.get().saturating_add(index)
+    }
+
+    /// `e` (an error of this input's block `index`, as framing reports it) with the block's
+    /// index in the whole file.
+    fn in_file(&self, mut e: Error) -> Error {
+        if let Error::Block { block, .. } | Error::Decode { block, .. } = &mut e {
+            *block = self.block_index(*block);
+        }
+        e
     }
 
     pub(crate) fn block_error(&self, block: &RawBlock, kind: BlockErrorKind) -> Error {
         Error::Block {
             file: self.file.to_string(),
-            block: block.index,
+            block: self.block_index(block.index),
             offset: block.offset,
             kind,
         }
@@ -145,7 +203,9 @@ pub struct SkippedBlock {
 #[derive(Debug, Clone)]
 pub(crate) struct RawBlock {
     pub(crate) ctx: Arc<BlockContext>,
-    /// Index of the block in its file.
+    /// Index of the block among the blocks its input reads (the file's for a whole file; a
+    /// byte range's count from its first block: [`BlockContext::block_index`] gives the
+    /// file's).
     pub(crate) index: u64,
     /// Offset of the block's first byte in its file.
     pub(crate) offset: u64,
@@ -218,7 +278,7 @@ impl RawBlock {
                     StreamCheckError::Source(error) => decompression(error),
                     StreamCheckError::Decode(source) => Error::Decode {
                         file: self.ctx.file.to_string(),
-                        block: self.index,
+                        block: self.ctx.block_index(self.index),
                         offset: self.offset,
                         source,
                     },
@@ -233,7 +293,7 @@ impl RawBlock {
         SkippedBlock {
             file: self.ctx.file.to_string(),
             file_index: self.ctx.file_index,
-            block: self.index,
+            block: self.ctx.block_index(self.index),
             range: self.offset..self.end,
             records: Some(self.count),
             error,
@@ -437,8 +497,17 @@ impl FileInput {
             Some(i) => from + i + 16,
             None => bytes.len(),
         };
-        self.next_index = block_index_at(bytes, self.header.len() as usize, first, &sync);
         *pos = first;
+        let walk = IndexWalk {
+            bytes: bytes.clone(),
+            first: self.header.len() as usize,
+            target: first,
+            sync,
+        };
+        Arc::make_mut(&mut self.ctx).first_index = Arc::new(FirstIndex {
+            walk: Some(walk),
+            counted: OnceLock::new(),
+        });
         Ok(())
     }
 
@@ -451,10 +520,10 @@ impl FileInput {
             match self.try_next_block() {
                 Ok(block) => return Ok(block),
                 Err(e) if !self.ctx.skip_bad_blocks || matches!(e.error, Error::Io { .. }) => {
-                    return Err(e.error)
+                    return Err(self.ctx.in_file(e.error))
                 }
                 Err(e) => {
-                    let index = self.next_index;
+                    let index = self.ctx.block_index(self.next_index);
                     let (start, end) = self.resync(start, &e.error);
                     skipped.push(SkippedBlock {
                         file: self.ctx.file.to_string(),
@@ -462,7 +531,7 @@ impl FileInput {
                         block: index,
                         range: start..end,
                         records: e.count,
-                        error: e.error,
+                        error: self.ctx.in_file(e.error),
                     });
                     self.next_index += 1;
                 }
@@ -587,8 +656,9 @@ impl FileInput {
         }
         // SAFETY: the map is a read-only, shared mapping of a file. MADV_DONTNEED only drops
         // the pages from this process; reading them again faults them back in from the file,
-        // so no live reference can observe changed data. Nothing reads before `offset` again
-        // (blocks are handed out in order and decoded data is copied out of the map).
+        // so no live reference can observe changed data. Blocks are handed out in order and
+        // decoded data is copied out of the map; what reads before `offset` again (a range's
+        // count of earlier blocks, `FirstIndex`) reads the file's same bytes back.
         let result = unsafe {
             map.unchecked_advise_range(
                 memmap2::UncheckedAdvice::DontNeed,

@@ -37,7 +37,7 @@ impl WorkerState {
     fn decode_error(block: &RawBlock, source: DecodeError) -> Error {
         Error::Decode {
             file: block.ctx.file.to_string(),
-            block: block.index,
+            block: block.ctx.block_index(block.index),
             offset: block.offset,
             source,
         }

@@ -282,6 +282,18 @@ fn byte_ranges_skip_each_bad_block_once_with_file_global_indexes() {
         .unwrap();
     let err = reader.find_map(Result::err).expect("block 8 fails");
     assert_eq!(err.block(), Some(8), "{err}");
+    // A record that does not decode, in a range starting after the file's first blocks
+    // (whose count is made only for the error), by several threads and by one.
+    for threads in [1, 2] {
+        let mut reader = avrow::ReaderBuilder::new()
+            .with_threads(threads)
+            .with_range(bytes.len() as u64 * 2 / 12..bytes.len() as u64)
+            .open(&path)
+            .unwrap();
+        let err = reader.find_map(Result::err).expect("block 3 fails");
+        assert!(matches!(err, avrow::Error::Decode { .. }), "{err}");
+        assert_eq!(err.block(), Some(3), "{err}");
+    }
 }
 
 #[test]
