@@ -491,8 +491,8 @@ mod tests {
     fn chunked_rows_equal_row_by_row() {
         // A record of 33 fields (the chunked path) over 300 rows (two chunks): strings of 0
         // to 40 bytes across the 16-byte copies, nullable longs and strings (with nulls),
-        // longs, ints, doubles and floats without nulls (the bulk column paths); the same
-        // rows one at a time.
+        // longs, ints, doubles and floats without nulls (the bulk column paths) and with
+        // them; the same rows one at a time.
         use crate::schema::Schema;
         use arrow_array::{Int64Array, RecordBatch, StringArray, StructArray};
         let rows = if cfg!(miri) { 260 } else { 300 };
@@ -501,23 +501,41 @@ mod tests {
             // Magnitudes of every varint length, so that the bulk column path's ends fall
             // anywhere in its words.
             let wide = |r: usize| ((r * 7919 + c) as i64 * 0x9e37_79b9) >> ((r + c) % 64);
+            // From the 19th column on, numbers have nulls too, at rows chosen at random, and
+            // null slots hold values (which the writer must not write).
+            let nulls = (c >= 18).then(|| {
+                arrow_buffer::NullBuffer::from_iter(
+                    (0..rows).map(|r| (r * 2_654_435_761 + c * 97) % 1000 >= 300),
+                )
+            });
             let a: arrow_array::ArrayRef = match c % 6 {
-                4 => Arc::new(arrow_array::Float64Array::from_iter_values(
-                    (0..rows).map(|r| wide(r) as f64 / 7.0),
+                4 => Arc::new(arrow_array::Float64Array::new(
+                    (0..rows).map(|r| wide(r) as f64 / 7.0).collect(),
+                    nulls,
                 )),
-                5 => Arc::new(arrow_array::Float32Array::from_iter_values(
-                    (0..rows).map(|r| wide(r) as f32 / 3.0),
+                5 => Arc::new(arrow_array::Float32Array::new(
+                    (0..rows).map(|r| wide(r) as f32 / 3.0).collect(),
+                    nulls,
                 )),
+                0 if c >= 18 => Arc::new(Int64Array::new((0..rows).map(wide).collect(), nulls)),
                 0 => Arc::new(Int64Array::from_iter(
                     (0..rows).map(|r| (r % 5 != c % 5).then_some((r * c) as i64 - 99)),
                 )),
                 1 => Arc::new(Int64Array::from_iter_values((0..rows).map(wide))),
-                2 => Arc::new(arrow_array::Int32Array::from_iter_values(
-                    (0..rows).map(|r| wide(r) as i32),
+                2 => Arc::new(arrow_array::Int32Array::new(
+                    (0..rows).map(|r| wide(r) as i32).collect(),
+                    nulls,
                 )),
                 _ if c % 12 == 3 => Arc::new(StringArray::from_iter_values(
                     (0..rows).map(|r| "y".repeat((r * 3 + c) % 41)),
                 )),
+                // Null strings whose slots hold bytes.
+                _ if c >= 18 => {
+                    let values =
+                        StringArray::from_iter_values((0..rows).map(|r| "x".repeat(r % 23)));
+                    let (offsets, data, _) = values.into_parts();
+                    Arc::new(StringArray::new(offsets, data, nulls))
+                }
                 _ => Arc::new(StringArray::from_iter(
                     (0..rows).map(|r| (r % 7 != c % 7).then(|| "z".repeat((r * 5 + c) % 37))),
                 )),
