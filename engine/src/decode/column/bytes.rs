@@ -315,6 +315,41 @@ impl FixedCol {
         self.len += 1;
     }
 
+    /// A nullable `fixed` value (`value_byte` the encoded index of its branch) on the fast
+    /// path, with no branch on null, as [`super::nested::number_or_null`] reads numbers: the
+    /// `size` bytes after the index are copied either way, from the data for a value and from
+    /// zeros for a null (whose slot holds zeros, as on the branching path), and the position
+    /// moves past them only for a value. `false`, with nothing read, where that does not
+    /// decide: a bad index, a value past the data, values longer than one fixed move.
+    #[inline(always)]
+    pub(super) fn or_null_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        value_byte: u8,
+        validity: &mut Validity,
+    ) -> bool {
+        const ZEROS: [u8; 2 * CHUNK] = [0; 2 * CHUNK];
+        let size = self.size;
+        let p = f.pos;
+        let Some(&index) = f.buf.get(p) else {
+            return false;
+        };
+        let present = index == value_byte;
+        let index_ok = index & !2 == 0;
+        let from = p + 1;
+        // (`p` is in the buffer, so `from <= f.buf.len()`.)
+        let fits = f.buf.len() - from >= size;
+        if !index_ok | (present & !fits) | (size > CHUNK) {
+            return false;
+        }
+        let (src, at) = select_unpredictable(present, (f.buf, from), (&ZEROS[..], 0));
+        append_bytes(&mut self.data, src, at, size);
+        self.len += 1;
+        validity.push(present);
+        f.pos = select_unpredictable(present, from + size, from);
+        true
+    }
+
     /// A `uuid` string on the fast path, parsed into its 16 bytes (a text that is not a UUID
     /// fails the record: the slow path names the error).
     #[inline(always)]

@@ -283,6 +283,8 @@ impl NullableCol {
             }
             Column::Enum(e) => e.or_null_sticky(f, value_byte, validity),
             Column::Bytes(b) => b.or_null_sticky(f, value_byte, validity),
+            Column::Fixed(x) => x.or_null_sticky(f, value_byte, validity),
+            Column::Decimal(d) => d.or_null_sticky(f, value_byte, validity),
             _ => false,
         };
         if fast {
@@ -389,6 +391,10 @@ impl Masked for i64 {
     const ONES: Self = -1;
 }
 
+impl Masked for i128 {
+    const ONES: Self = -1;
+}
+
 impl Masked for i32 {
     const ONES: Self = -1;
 }
@@ -409,7 +415,7 @@ impl Masked for u8 {
 /// otherwise turns the masking of a float's bits back into a select on a float register,
 /// and that into a branch.
 #[inline(always)]
-fn keep<T: Masked>(number: T, present: bool) -> T {
+pub(super) fn keep<T: Masked>(number: T, present: bool) -> T {
     number & std::hint::black_box(select_unpredictable(present, T::ONES, T::default()))
 }
 

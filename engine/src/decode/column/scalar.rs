@@ -1,7 +1,7 @@
 //! Scalar columns: the plain numbers ([`Prim`]), enums (dictionary keys, remapped under schema
 //! resolution) and decimals, and the bulk copy of `float`/`double` array items.
 
-use super::nested::number_or_null;
+use super::nested::{keep, number_or_null};
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
@@ -10,6 +10,7 @@ use crate::varint::{unzigzag64, Kernel};
 use arrow_array::{ArrayRef, Decimal128Array, Decimal256Array, StringArray};
 use arrow_buffer::{i256, NullBuffer};
 use arrow_schema::DataType;
+use std::hint::select_unpredictable;
 use std::sync::Arc;
 
 #[derive(Debug, Clone)]
@@ -259,6 +260,40 @@ impl DecimalCol {
             f.fail();
             self.push_zero();
         }
+    }
+
+    /// A nullable `fixed` decimal of up to 16 bytes (`value_byte` the encoded index of its
+    /// branch) on the fast path, with no branch on null, as [`number_or_null`] reads
+    /// numbers: the 16-byte window ending where the value would end is read either way, and
+    /// the value (0 for a null, as on the branching path) and the position past it kept by
+    /// selects. `false`, with nothing read, where that does not decide: a bad index, a
+    /// window outside the data (the first bytes of a block, the last ones), `bytes`
+    /// decimals and `Decimal256` columns.
+    #[inline(always)]
+    pub(super) fn or_null_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        value_byte: u8,
+        validity: &mut Validity,
+    ) -> bool {
+        let DecimalSource::Fixed(n) = self.source else {
+            return false;
+        };
+        let p = f.pos;
+        let Some(&index) = f.buf.get(p) else {
+            return false;
+        };
+        let present = index == value_byte;
+        let index_ok = index & !2 == 0;
+        let end = p + 1 + n;
+        if !index_ok | self.is_wide | (n > 16) | (end < 16) | (end > f.buf.len()) {
+            return false;
+        }
+        let value = window_i128(f.buf, end, n);
+        self.narrow.push(keep(value, present));
+        validity.push(present);
+        f.pos = select_unpredictable(present, end, p + 1);
+        true
     }
 
     /// The values of `rows` records of `size` bytes starting at `buf[start]`, this column's
