@@ -1,7 +1,7 @@
 //! Nested columns: lists and maps (an array block's numbers decoded in bulk, other items and
 //! map entries on the fast path with one failure check per block), nullable values
-//! (`["null", T]`; numbers, booleans, enums and strings read with no branch on null) and
-//! general unions.
+//! (`["null", T]`; numbers, booleans, enums, strings, fixed values and fixed decimals read
+//! with no branch on null) and general unions.
 
 use super::scalar::extend_le;
 use super::{nested_sticky, offsets_overflow, BytesCol, BytesKind, Column};
