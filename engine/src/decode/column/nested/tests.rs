@@ -592,8 +592,8 @@ fn batches_of_large_fixed_rows_hold_at_most_two_gib() {
 /// after the index copied or windowed either way, kept only for a value): the same batches
 /// as the reference path, which a padded branch index sends every record to, in either
 /// order of the union, for sizes the no-branch path takes (3, 16; decimals of 8 and 16 bytes)
-/// and those it leaves to the branching path (70 bytes; a 20-byte `Decimal256`), with the
-/// values at the very start and end of the block.
+/// and those it leaves to the branching path (70 bytes; a 20-byte `Decimal256`; `bytes`
+/// decimals of 0 to 17 bytes), with the values at the very start and end of the block.
 #[test]
 fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
     const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
@@ -605,10 +605,14 @@ fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
         {"name":"e","type":[{"type":"fixed","name":"D16","size":16,
             "logicalType":"decimal","precision":38,"scale":4},"null"]},
         {"name":"g","type":["null",{"type":"fixed","name":"D20","size":20,
-            "logicalType":"decimal","precision":45,"scale":0}]}]}"#;
+            "logicalType":"decimal","precision":45,"scale":0}]},
+        {"name":"h","type":["null",{"type":"bytes","logicalType":"decimal","precision":18}]},
+        {"name":"i","type":[{"type":"bytes","logicalType":"decimal","precision":38,"scale":3},
+            "null"]}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
-    let sizes = [3usize, 16, 70, 8, 16, 20];
-    let nulls = [0i64, 1, 0, 0, 1, 0];
+    // (0: a `bytes` decimal, of 0 to 17 bytes.)
+    let sizes = [3usize, 16, 70, 8, 16, 20, 0, 0];
+    let nulls = [0i64, 1, 0, 0, 1, 0, 0, 1];
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
     let mut next = move || {
         x ^= x << 13;
@@ -621,9 +625,23 @@ fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
     for _ in 0..rows {
         let r = next();
         for (k, (&size, &null)) in sizes.iter().zip(&nulls).enumerate() {
-            let present = (r >> (8 * k)) & 3 != 0;
-            // Bytes of every value, sign bits of decimals both ways.
-            let value: Vec<u8> = (0..size).map(|_| next() as u8).collect();
+            let present = (r >> (7 * k)) & 3 != 0;
+            // Bytes of every value, sign bits of decimals both ways; a `bytes` decimal's
+            // length first (17 bytes: a sign byte before 16).
+            let value: Vec<u8> = if size == 0 {
+                let n = (next() % 18) as usize;
+                let mut digits: Vec<u8> = (0..n.min(16)).map(|_| next() as u8).collect();
+                if n == 17 {
+                    let sign = if digits[0] & 0x80 != 0 { 0xFF } else { 0 };
+                    digits.insert(0, sign);
+                }
+                let mut v = Vec::new();
+                zigzag(digits.len() as i64, &mut v);
+                v.extend(digits);
+                v
+            } else {
+                (0..size).map(|_| next() as u8).collect()
+            };
             let index = if present { 1 - null } else { null };
             for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
                 if pad {
