@@ -274,7 +274,8 @@ pub(crate) fn read_header<R: Read>(r: &mut Counting<R>, file: &str) -> Result<He
 /// Where one block lies in a contiguous file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BlockSpan {
-    /// Index of the block in the file.
+    /// Index of the block among the blocks its input reads (for a byte range, counted from
+    /// the range's first block; `BlockContext::block_index` gives the file's).
     pub(crate) index: u64,
     /// Offset of the block's first byte (its record count).
     pub(crate) offset: u64,

@@ -106,6 +106,8 @@ pub(crate) struct BlockContext {
 /// skipped block names a block. Counting walks every block before the range, so a split far
 /// into a large file would pay for all of them when it opens (each split of a file cut in
 /// `n` would walk its share of `n / 2` files' blocks), for indexes most reads never use.
+/// When it does walk, the earlier blocks' header pages are mapped again (clean pages of the
+/// file, which the progressive release does not drop a second time).
 #[derive(Default)]
 struct FirstIndex {
     walk: Option<IndexWalk>,

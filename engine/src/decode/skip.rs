@@ -4,9 +4,10 @@
 //! arrays and maps by their block byte size when the writer recorded one.
 //!
 //! [`Skip::skip`] is the reference, with [`Cursor`]'s errors; [`Skip::skip_sticky`] is the fast
-//! path the record loops run, on a [`Sticky`] cursor: it accepts exactly what the reference
-//! accepts and ends at the same position, and when it fails the record is read again with the
-//! reference, which names the error.
+//! path, on a [`Sticky`] cursor (the record loops run it through
+//! [`Skip::skip_column_sticky`], which steps through a run of skipped fields' parts in the
+//! loop itself): it accepts exactly what the reference accepts and ends at the same position,
+//! and when it fails the record is read again with the reference, which names the error.
 
 use super::cursor::{Cursor, Sticky};
 use crate::error::{DecodeError, DecodeErrorKind, Limit};
@@ -47,7 +48,7 @@ pub(crate) enum Skip {
     TooDeep(Arc<str>, usize),
     /// Consecutive fields of a record that are all skipped, as one column of the record: each
     /// field's name and skip (the reference path, whose errors name the field), and all of
-    /// them as one [`Skip::record`] (the fast path, one dispatch for the run).
+    /// them as one [`Skip::record`] (the fast path, whose parts the record loop steps through).
     Fields(Vec<(Arc<str>, Skip)>, Box<Skip>),
     // The variants below appear only in the tree of a whole writer record built for checking
     // a block as it streams (`decode/stream.rs`), which also checks the values' validity;

@@ -501,11 +501,12 @@ mod tests {
             // Magnitudes of every varint length, so that the bulk column path's ends fall
             // anywhere in its words.
             let wide = |r: usize| ((r * 7919 + c) as i64 * 0x9e37_79b9) >> ((r + c) % 64);
-            // From the 19th column on, numbers have nulls too, at rows chosen at random, and
-            // null slots hold values (which the writer must not write).
+            // From the 19th column on, doubles, floats, ints and one long in two have nulls
+            // too, at rows chosen at random, and null slots hold values (which the writer
+            // must not write: the row-by-row path writes a null's branch index alone).
             let nulls = (c >= 18).then(|| {
                 arrow_buffer::NullBuffer::from_iter(
-                    (0..rows).map(|r| (r * 2_654_435_761 + c * 97) % 1000 >= 300),
+                    (0..rows as u64).map(|r| (r * 2_654_435_761 + c as u64 * 97) % 1000 >= 300),
                 )
             });
             let a: arrow_array::ArrayRef = match c % 6 {

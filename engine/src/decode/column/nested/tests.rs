@@ -621,8 +621,10 @@ fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
         x
     };
     let rows = 1500;
-    let (mut plain, mut padded) = (Vec::new(), Vec::new());
+    // Each row encoded plainly and with every index padded.
+    let mut encoded: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     for _ in 0..rows {
+        let (mut plain, mut padded) = (Vec::new(), Vec::new());
         let r = next();
         for (k, (&size, &null)) in sizes.iter().zip(&nulls).enumerate() {
             let present = (r >> (7 * k)) & 3 != 0;
@@ -654,32 +656,55 @@ fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
                 }
             }
         }
+        encoded.push((plain, padded));
     }
-    for batch_size in [1, 7, 1000] {
-        let decode = |data: &[u8]| {
+    // The whole block, and blocks of the first and of the last one to three rows: values
+    // whose windows start before the block (a decimal ending before its 16th byte), values
+    // within a fixed move of its end, nulls whose phantom value would pass it.
+    let mut blocks: Vec<&[(Vec<u8>, Vec<u8>)]> = vec![&encoded];
+    for k in 1..=3 {
+        blocks.push(&encoded[..k]);
+        blocks.push(&encoded[rows - k..]);
+    }
+    for (block, batch_size) in blocks
+        .iter()
+        .flat_map(|b| [1, 7, 1000].map(|size| (b, size)))
+    {
+        let decode = |padded: bool| {
+            let data: Vec<u8> = block
+                .iter()
+                .flat_map(|(p, q)| if padded { q } else { p })
+                .copied()
+                .collect();
             let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
                 .unwrap()
                 .decoder()
                 .with_batch_size(batch_size);
-            let mut batches = d.decode_block(data, rows).unwrap();
+            let mut batches = d.decode_block(&data, block.len() as u64).unwrap();
             batches.extend(d.flush().unwrap());
             batches
         };
-        let (fast, reference) = (decode(&plain), decode(&padded));
-        assert_eq!(fast, reference, "batch size {batch_size}");
+        let (fast, reference) = (decode(false), decode(true));
+        assert_eq!(
+            fast,
+            reference,
+            "{} rows, batch size {batch_size}",
+            block.len()
+        );
         // Null slots hold zeros on both paths (not just equal as values).
         for (f, r) in fast.iter().zip(&reference) {
             for c in 0..f.num_columns() {
                 assert_eq!(
                     f.column(c).to_data().buffers(),
                     r.column(c).to_data().buffers(),
-                    "column {c}, batch size {batch_size}"
+                    "column {c}, {} rows, batch size {batch_size}",
+                    block.len()
                 );
             }
         }
     }
     // A present value cut short by the block's end is an error of its field, as on the
-    // reference path: a decimal the no-branch path reads, a fixed it leaves.
+    // reference path (the no-branch path leaves both: their values pass the data's end).
     for (cut, field) in [
         (vec![0u8, 2, 0, 0, 0, 1, 2, 3, 4, 5], "e"),
         (vec![0u8, 2, 0, 0, 2, 2, 1, 2, 3, 4, 5], "g"),
