@@ -61,6 +61,15 @@ pub use writer::Writer;
 #[cfg(target_arch = "x86_64")]
 pub use x86_64::Bmi2;
 
+/// Whether the bulk path in use is x86-64-v3's or AVX-512's (so AVX2 and SSSE3 may be used):
+/// other vector code of the decoder (`uuid` strings) follows the same choice, so that
+/// `AVROW_BULK=baseline` runs every baseline path.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+pub(crate) fn v3_path() -> bool {
+    select::effective_bulk() != BulkKind::Baseline
+}
+
 /// The longest valid varint, in bytes (a 64-bit value in 7-bit groups).
 pub const MAX_LEN: usize = 10;
 

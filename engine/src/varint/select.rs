@@ -13,7 +13,8 @@ use super::KernelKind;
 /// [`Kernel::read_ints`](super::Kernel::read_ints), [`Kernel::skip`](super::Kernel::skip) and
 /// [`Kernel::write_longs`](super::Kernel::write_longs) and
 /// [`Kernel::write_ints`](super::Kernel::write_ints) of the `fast` and `bmi2` kernels) is in
-/// use. The `scalar` kernel has its own loops and uses neither.
+/// use. The `scalar` kernel has its own loops and uses neither. The decoder's `uuid` parser
+/// follows the same choice (SSSE3 with AVX encodings on `v3` and `v4`, SSE2 on `baseline`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum BulkKind {
     /// The loops compiled for the target's baseline instruction set (every CPU).

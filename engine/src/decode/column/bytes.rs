@@ -2,6 +2,7 @@
 //! optionally finished as views), `fixed` (also the 16 bytes of a parsed `uuid` string), and the
 //! copy and check helpers they share.
 
+use super::uuid::parse_uuid;
 use super::{grow, offsets_overflow};
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
@@ -365,6 +366,51 @@ impl FixedCol {
         self.len += 1;
     }
 
+    /// A nullable `uuid` string (`value_byte` the encoded index of its branch) on the fast path,
+    /// with no branch on null: the 36 characters after the index and the length byte are parsed
+    /// either way, from the data for a value and from the nil UUID's text for a null (whose
+    /// slot holds zeros, as on the branching path), and the position moves past them only for
+    /// a value. `false`, with nothing read, where that does not decide: a bad index, a value
+    /// whose length is not the one byte of 36, past the data, or not a UUID (the branching path
+    /// then reports it).
+    #[inline(always)]
+    pub(super) fn uuid_or_null_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        value_byte: u8,
+        validity: &mut Validity,
+    ) -> bool {
+        const NIL: &[u8; 36] = b"00000000-0000-0000-0000-000000000000";
+        /// 36 as a zigzag varint.
+        const LEN_36: u8 = 72;
+        let p = f.pos;
+        let Some(&index) = f.buf.get(p) else {
+            return false;
+        };
+        let present = index == value_byte;
+        let index_ok = index & !2 == 0;
+        let from = p + 1;
+        // (`p` is in the buffer, so `from <= f.buf.len()`.)
+        let fits = f.buf.len() - from >= 37;
+        let len_ok = f.buf.get(from) == Some(&LEN_36);
+        if !index_ok | (present & !(fits & len_ok)) {
+            return false;
+        }
+        let (src, at) = select_unpredictable(present, (f.buf, from + 1), (&NIL[..], 0));
+        let Some(uuid) = src
+            .get(at..)
+            .and_then(|s| s.first_chunk::<36>())
+            .and_then(|s| parse_uuid(s))
+        else {
+            return false;
+        };
+        self.data.extend_from_slice(&uuid);
+        self.len += 1;
+        validity.push(present);
+        f.pos = select_unpredictable(present, from + 37, from);
+        true
+    }
+
     pub(super) fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
         let len = std::mem::take(&mut self.len);
         let data = std::mem::take(&mut self.data);
@@ -424,50 +470,6 @@ fn check_value_utf8(value: &[u8], at: usize) -> Result<(), DecodeError> {
     }
 }
 
-/// The value of each byte as a hexadecimal digit; `0xFF` for bytes that are not one.
-const HEX: [u8; 256] = {
-    let mut table = [0xFF; 256];
-    let mut i = 0;
-    while i < 10 {
-        table[b'0' as usize + i] = i as u8;
-        i += 1;
-    }
-    let mut i = 0;
-    while i < 6 {
-        table[b'a' as usize + i] = 10 + i as u8;
-        table[b'A' as usize + i] = 10 + i as u8;
-        i += 1;
-    }
-    table
-};
-
-/// Where the 32 digits of a canonical UUID stand in its 36 characters.
-const UUID_DIGITS: [usize; 32] = [
-    0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22, 24, 25, 26, 27, 28, 29,
-    30, 31, 32, 33, 34, 35,
-];
-
-/// Parse a canonical 8-4-4-4-12 hexadecimal UUID.
-///
-/// Table lookups at fixed positions with one check at the end: a branch per character on
-/// whether it is a digit or a letter mispredicts half the time on random UUIDs (~4× slower).
-#[inline]
-pub(super) fn parse_uuid(s: &[u8]) -> Option<[u8; 16]> {
-    let s: &[u8; 36] = s.try_into().ok()?;
-    if s[8] != b'-' || s[13] != b'-' || s[18] != b'-' || s[23] != b'-' {
-        return None;
-    }
-    let mut out = [0u8; 16];
-    let mut invalid = 0u8;
-    for (i, byte) in out.iter_mut().enumerate() {
-        let hi = HEX[usize::from(s[UUID_DIGITS[2 * i]])];
-        let lo = HEX[usize::from(s[UUID_DIGITS[2 * i + 1]])];
-        invalid |= hi | lo;
-        *byte = (hi << 4) | (lo & 0x0F);
-    }
-    (invalid & 0xF0 == 0).then_some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -487,81 +489,6 @@ mod tests {
                     reference.extend_from_slice(&buf[from..from + n]);
                     assert_eq!(fast, reference, "from {from} n {n} prefix {prefix}");
                 }
-            }
-        }
-    }
-
-    #[test]
-    fn uuid_parsing() {
-        assert_eq!(
-            parse_uuid(b"01234567-89ab-CDEF-0123-456789abcdef"),
-            Some([
-                0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab,
-                0xcd, 0xef
-            ])
-        );
-        assert_eq!(parse_uuid(b"0123456789abcdef0123456789abcdef"), None);
-        assert_eq!(parse_uuid(b"01234567-89ab-cdef-0123-456789abcdeg"), None);
-        assert_eq!(parse_uuid(b"01234567-89ab-cdef-0123+456789abcdef"), None);
-        assert_eq!(parse_uuid(b"01234567-89ab-cdef-0123-456789abcde"), None);
-        assert_eq!(parse_uuid(b"01234567-89ab-cdef-0123-456789abcdef0"), None);
-    }
-
-    /// The obvious parser: hexadecimal digits one by one, dashes where they belong.
-    fn reference_uuid(s: &[u8]) -> Option<[u8; 16]> {
-        let text = std::str::from_utf8(s).ok()?;
-        let groups: Vec<&str> = text.split('-').collect();
-        let lens: Vec<usize> = groups.iter().map(|g| g.len()).collect();
-        if lens != [8, 4, 4, 4, 12] {
-            return None;
-        }
-        let hex: String = groups.concat();
-        let mut out = [0u8; 16];
-        for (i, byte) in out.iter_mut().enumerate() {
-            *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-        }
-        // from_str_radix takes a sign; a UUID does not.
-        hex.bytes().all(|b| b.is_ascii_hexdigit()).then_some(out)
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn uuid_parsing_matches_the_reference(
-            digits in proptest::collection::vec(proptest::sample::select(
-                b"0123456789abcdefABCDEF-+ gG/:@`\x00\x10\x19\x7f\x80\xff".to_vec()), 36),
-            dashes in proptest::bool::weighted(0.8),
-        ) {
-            let mut s = digits;
-            if dashes {
-                for i in [8, 13, 18, 23] {
-                    s[i] = b'-';
-                }
-            }
-            proptest::prop_assert_eq!(parse_uuid(&s), reference_uuid(&s));
-        }
-
-        #[test]
-        fn valid_uuids_parse_like_the_reference(
-            mut s in proptest::collection::vec(proptest::sample::select(
-                b"0123456789abcdefABCDEF".to_vec()), 36),
-        ) {
-            for i in [8, 13, 18, 23] {
-                s[i] = b'-';
-            }
-            proptest::prop_assert!(parse_uuid(&s).is_some());
-            proptest::prop_assert_eq!(parse_uuid(&s), reference_uuid(&s));
-        }
-    }
-
-    /// Every byte value in every digit position of a valid UUID: parsed as the reference does.
-    #[test]
-    fn every_byte_in_every_digit_position() {
-        let valid = *b"0123abcd-4567-89AB-CDEF-0123456789ef";
-        for at in (0..36).filter(|i| ![8, 13, 18, 23].contains(i)) {
-            for b in 0..=255u8 {
-                let mut s = valid;
-                s[at] = b;
-                assert_eq!(parse_uuid(&s), reference_uuid(&s), "byte {b:#04x} at {at}");
             }
         }
     }

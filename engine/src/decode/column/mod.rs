@@ -148,13 +148,14 @@ mod nested;
 mod record;
 pub(crate) mod resolve;
 mod scalar;
+mod uuid;
 
 pub(crate) use bytes::{BytesCol, BytesKind, FixedCol};
 pub(crate) use nested::{ListCol, MapCol, NullableCol, UnionCol};
 pub(crate) use record::StructCol;
 pub(crate) use scalar::{DecimalCol, DecimalSource, EnumCol, EnumRemap, Prim};
 
-use bytes::parse_uuid;
+use uuid::parse_uuid;
 
 /// How a column's values are laid out; see the module docs. (`repr(u8)`: an explicit tag is
 /// cheaper to dispatch on in the hot loop than a niche-encoded one.)

@@ -1,7 +1,7 @@
 //! Nested columns: lists and maps (an array block's numbers decoded in bulk, other items and
 //! map entries on the fast path with one failure check per block), nullable values
-//! (`["null", T]`; numbers, booleans, enums, strings, fixed values and fixed decimals read
-//! with no branch on null) and general unions.
+//! (`["null", T]`; numbers, booleans, enums, strings, fixed values, fixed decimals and `uuid`
+//! strings read with no branch on null) and general unions.
 
 use super::scalar::extend_le;
 use super::{nested_sticky, offsets_overflow, BytesCol, BytesKind, Column};
@@ -284,6 +284,7 @@ impl NullableCol {
             Column::Enum(e) => e.or_null_sticky(f, value_byte, validity),
             Column::Bytes(b) => b.or_null_sticky(f, value_byte, validity),
             Column::Fixed(x) => x.or_null_sticky(f, value_byte, validity),
+            Column::UuidString(x) => x.uuid_or_null_sticky(f, value_byte, validity),
             Column::Decimal(d) => d.or_null_sticky(f, value_byte, validity),
             _ => false,
         };

@@ -717,3 +717,132 @@ fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
         assert_eq!(e.field_path(), field, "{e}");
     }
 }
+
+/// Nullable `uuid` strings read with no branch on null decode to the same batches and buffers
+/// (zeros in null slots) as the reference path, which a padded branch index and length send
+/// every record to, in either order of the union, at the very start and end of the block; a
+/// present value that is not a UUID is an error of its field either way, and a null is never
+/// read past (the bytes after its index may be anything).
+#[test]
+fn nullable_uuids_without_a_branch_match_the_reference() {
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"a","type":["null",{"type":"string","logicalType":"uuid"}]},
+        {"name":"b","type":[{"type":"string","logicalType":"uuid"},"null"]}]}"#;
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let nulls = [0i64, 1];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let hex = b"0123456789abcdefABCDEF";
+    let rows = 1500;
+    let mut encoded: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for _ in 0..rows {
+        let (mut plain, mut padded) = (Vec::new(), Vec::new());
+        let r = next();
+        for (k, &null) in nulls.iter().enumerate() {
+            let present = (r >> (7 * k)) & 3 != 0;
+            let text: Vec<u8> = (0..36)
+                .map(|i| {
+                    if [8, 13, 18, 23].contains(&i) {
+                        b'-'
+                    } else {
+                        hex[(next() % hex.len() as u64) as usize]
+                    }
+                })
+                .collect();
+            let index = if present { 1 - null } else { null };
+            for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
+                if pad {
+                    out.extend([0x80 | (index as u8 * 2), 0]);
+                } else {
+                    out.push(index as u8 * 2);
+                }
+                if present {
+                    // The length, 36 (padded: 72 as two bytes).
+                    out.extend(if pad { &[0xC8, 0x00][..] } else { &[72][..] });
+                    out.extend(&text);
+                }
+            }
+        }
+        encoded.push((plain, padded));
+    }
+    let mut blocks: Vec<&[(Vec<u8>, Vec<u8>)]> = vec![&encoded];
+    for k in 1..=3 {
+        blocks.push(&encoded[..k]);
+        blocks.push(&encoded[rows - k..]);
+    }
+    for (block, batch_size) in blocks
+        .iter()
+        .flat_map(|b| [1, 7, 1000].map(|size| (b, size)))
+    {
+        let decode = |padded: bool| {
+            let data: Vec<u8> = block
+                .iter()
+                .flat_map(|(p, q)| if padded { q } else { p })
+                .copied()
+                .collect();
+            let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+                .unwrap()
+                .decoder()
+                .with_batch_size(batch_size);
+            let mut batches = d.decode_block(&data, block.len() as u64).unwrap();
+            batches.extend(d.flush().unwrap());
+            batches
+        };
+        let (fast, reference) = (decode(false), decode(true));
+        assert_eq!(fast, reference, "{} rows, batch {batch_size}", block.len());
+        for (f, r) in fast.iter().zip(&reference) {
+            for c in 0..f.num_columns() {
+                assert_eq!(
+                    f.column(c).to_data().buffers(),
+                    r.column(c).to_data().buffers(),
+                    "column {c}, {} rows, batch size {batch_size}",
+                    block.len()
+                );
+            }
+        }
+    }
+    // A present value that is not a UUID, cut short, or of another length: an error of its
+    // field. Nulls followed by anything: read as nulls.
+    let good = b"01234567-89ab-cdef-0123-456789abcdef";
+    let mut bad = *good;
+    bad[35] = b'g';
+    let mut cases: Vec<(Vec<u8>, &str)> = Vec::new();
+    let mut row = vec![2u8, 72];
+    row.extend(bad);
+    row.push(2);
+    cases.push((row, "a"));
+    let mut row = vec![2u8, 72];
+    row.extend(good);
+    row.extend([0, 72]);
+    row.extend(bad);
+    cases.push((row, "b"));
+    cases.push((vec![2u8, 72, b'0', b'1'], "a"));
+    let mut row = vec![2u8, 70];
+    row.extend(&good[..35]);
+    row.push(2);
+    cases.push((row, "a"));
+    for (data, field) in cases {
+        let e = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .decode_block(&data, 1)
+            .unwrap_err();
+        assert_eq!(e.field_path(), field, "{e}");
+    }
+    // `a` null, then `b` holding a value: `a`'s phantom value is `b`'s index, length and text.
+    let mut data = vec![0u8, 0, 72];
+    data.extend(good);
+    let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder();
+    let mut batches = d.decode_block(&data, 1).unwrap();
+    batches.extend(d.flush().unwrap());
+    let (a, b) = (batches[0].column(0), batches[0].column(1));
+    assert_eq!((a.len(), a.null_count(), b.null_count()), (1, 1, 0));
+    assert_eq!(a.to_data().buffers()[0].as_slice(), &[0u8; 16]);
+}
