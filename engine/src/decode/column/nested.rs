@@ -59,6 +59,82 @@ impl ListCol {
         Ok(())
     }
 
+    /// [`ListCol::decode`] on an enclosing record's fast path, inline, for arrays of numbers
+    /// (`long`, `int`, `double`, `float`: the bulk paths): no call, cursor hand-over or
+    /// `Result` per array, whose fixed cost is most of a short array's. Returns `false`, with
+    /// nothing read, for other items (the caller calls [`ListCol::decode`]). A block that does
+    /// not decode or passes a limit fails the enclosing record (after appending what it may),
+    /// which truncates this column and decodes again value by value, naming the error.
+    #[inline(always)]
+    pub(super) fn numbers_sticky<K: Kernel>(&mut self, f: &mut Sticky<'_, K>) -> bool {
+        if !matches!(
+            self.child,
+            Column::Int64(_) | Column::Int32(_) | Column::Float64(_) | Column::Float32(_)
+        ) {
+            return false;
+        }
+        let first = self.offsets[self.offsets.len() - 1] as usize;
+        let mut total = first;
+        loop {
+            let count = f.long();
+            if count == 0 {
+                break;
+            }
+            let mut left = f.buf.len() - f.pos;
+            if count < 0 {
+                // A block with its size in bytes.
+                let size = f.long();
+                left = f.buf.len() - f.pos;
+                if size as u64 > left as u64 {
+                    f.fail();
+                    break;
+                }
+            }
+            let n = count.unsigned_abs();
+            // (`min_item_size` is at least 1 for numbers: this also bounds `n`.)
+            if n.checked_mul(self.min_item_size as u64)
+                .is_none_or(|need| need > left as u64)
+            {
+                f.fail();
+                break;
+            }
+            let n = n as usize;
+            total += n;
+            if total > i32::MAX as usize || too_much_excess(total, self.item_excess) {
+                f.fail();
+                break;
+            }
+            let read = match &mut self.child {
+                Column::Int64(p) => {
+                    f.k.read_longs_hinted(f.buf, &mut f.pos, n, &mut p.values, &mut self.hint)
+                        .is_ok()
+                }
+                Column::Int32(p) => {
+                    f.k.read_ints_hinted(f.buf, &mut f.pos, n, &mut p.values, &mut self.hint)
+                        .is_ok()
+                }
+                // (`n * size <= left`: checked above.)
+                Column::Float64(p) => {
+                    extend_le(&mut p.values, f.buf, f.pos, n);
+                    f.pos += n * 8;
+                    true
+                }
+                Column::Float32(p) => {
+                    extend_le(&mut p.values, f.buf, f.pos, n);
+                    f.pos += n * 4;
+                    true
+                }
+                _ => unreachable!("checked above: a number"),
+            };
+            if !read {
+                f.fail();
+                break;
+            }
+        }
+        self.offsets.push(total as i32);
+        true
+    }
+
     pub(crate) fn new(child: Column, field: FieldRef) -> Self {
         let min_item_size = child.min_size();
         ListCol {
@@ -297,6 +373,11 @@ impl NullableCol {
                 self.validity.push(true);
                 decode_primitive_sticky!(&mut self.child, f, other => match other {
                     Column::Struct(s) => s.fields_sticky(f, c),
+                    Column::List(l) => {
+                        if !l.numbers_sticky(f) {
+                            call_sticky!(f, c, l.decode(c))
+                        }
+                    }
                     other => nested_sticky(other, f, c),
                 });
             }
@@ -614,13 +695,15 @@ impl Column {
                     .map_err(|e| (0, DecodeError::new(DecodeErrorKind::Varint(e), start)))
             }
             Column::Float64(p) => {
-                let bytes = c.take(n * 8).map_err(|e| (0, e))?;
-                extend_le(&mut p.values, bytes);
+                let from = c.pos;
+                c.take(n * 8).map_err(|e| (0, e))?;
+                extend_le(&mut p.values, c.buf, from, n);
                 Ok(())
             }
             Column::Float32(p) => {
-                let bytes = c.take(n * 4).map_err(|e| (0, e))?;
-                extend_le(&mut p.values, bytes);
+                let from = c.pos;
+                c.take(n * 4).map_err(|e| (0, e))?;
+                extend_le(&mut p.values, c.buf, from, n);
                 Ok(())
             }
             _ => self.decode_many_other(c, n, len, min_size),

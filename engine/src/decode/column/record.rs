@@ -419,7 +419,11 @@ fn field_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
     decode_primitive_sticky!(col, f, other => match other {
         Column::Nullable(n) => n.decode_sticky(f, c),
         Column::Union(u) => u.decode_sticky(f, c),
-        Column::List(l) => call_sticky!(f, c, l.decode(c)),
+        Column::List(l) => {
+            if !l.numbers_sticky(f) {
+                call_sticky!(f, c, l.decode(c))
+            }
+        }
         Column::Struct(s) => s.fields_sticky(f, c),
         Column::Skip(s) => s.skip_column_sticky(f),
         other @ (Column::Null(_)

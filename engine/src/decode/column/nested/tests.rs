@@ -846,3 +846,166 @@ fn nullable_uuids_without_a_branch_match_the_reference() {
     assert_eq!((a.len(), a.null_count(), b.null_count()), (1, 1, 0));
     assert_eq!(a.to_data().buffers()[0].as_slice(), &[0u8; 16]);
 }
+
+/// Arrays of numbers in record fields, read inline on the record's fast path: random blocks
+/// (some with byte sizes, empty arrays, values of every varint length and float bit pattern)
+/// decode to the values written, in batches that end anywhere; a bad block fails over to the
+/// reference path, which names the field, the item and the error.
+#[test]
+fn arrays_of_numbers_on_the_record_fast_path() {
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"l","type":{"type":"array","items":"long"}},
+        {"name":"i","type":{"type":"array","items":"int"}},
+        {"name":"d","type":{"type":"array","items":"double"}},
+        {"name":"f","type":{"type":"array","items":"float"}},
+        {"name":"s","type":"string"}]}"#;
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let rows = 700;
+    let mut data = Vec::new();
+    let mut expected: [Vec<Vec<u64>>; 4] = Default::default();
+    let mut tags = Vec::new();
+    for row in 0..rows {
+        for (k, column) in expected.iter_mut().enumerate() {
+            let n = (next() % 23) as usize;
+            let values: Vec<u64> = (0..n)
+                .map(|_| {
+                    let v = next() >> (next() % 64);
+                    match k {
+                        0 => v,
+                        1 => v as i32 as i64 as u64,
+                        2 => v,
+                        _ => v & 0xFFFF_FFFF,
+                    }
+                })
+                .collect();
+            let encoded: Vec<Vec<u8>> = values
+                .iter()
+                .map(|&v| {
+                    let mut e = Vec::new();
+                    match k {
+                        0 | 1 => zigzag(v as i64, &mut e),
+                        2 => e.extend(v.to_le_bytes()),
+                        _ => e.extend((v as u32).to_le_bytes()),
+                    }
+                    e
+                })
+                .collect();
+            let mut rest = &encoded[..];
+            while !rest.is_empty() {
+                let take = (1 + (next() % 9) as usize).min(rest.len());
+                let (block, after) = rest.split_at(take);
+                let bytes = block.concat();
+                if next() % 3 == 0 {
+                    zigzag(-(take as i64), &mut data);
+                    zigzag(bytes.len() as i64, &mut data);
+                } else {
+                    zigzag(take as i64, &mut data);
+                }
+                data.extend(bytes);
+                rest = after;
+            }
+            data.push(0);
+            column.push(values);
+        }
+        let tag = format!("row{row}");
+        zigzag(tag.len() as i64, &mut data);
+        data.extend(tag.as_bytes());
+        tags.push(tag);
+    }
+    for batch_size in [1, 7, 1000] {
+        let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .with_batch_size(batch_size);
+        let mut batches = d.decode_block(&data, rows as u64).unwrap();
+        batches.extend(d.flush().unwrap());
+        let mut got: [Vec<Vec<u64>>; 4] = Default::default();
+        let mut got_tags = Vec::new();
+        for b in &batches {
+            for (k, column) in got.iter_mut().enumerate() {
+                let list = b.column(k).as_list::<i32>();
+                for r in 0..list.len() {
+                    let items = list.value(r);
+                    column.push(match k {
+                        0 => items
+                            .as_primitive::<Int64Type>()
+                            .values()
+                            .iter()
+                            .map(|&v| v as u64)
+                            .collect(),
+                        1 => items
+                            .as_primitive::<arrow_array::types::Int32Type>()
+                            .values()
+                            .iter()
+                            .map(|&v| v as i64 as u64)
+                            .collect(),
+                        2 => items
+                            .as_primitive::<arrow_array::types::Float64Type>()
+                            .values()
+                            .iter()
+                            .map(|v| v.to_bits())
+                            .collect(),
+                        _ => items
+                            .as_primitive::<arrow_array::types::Float32Type>()
+                            .values()
+                            .iter()
+                            .map(|v| u64::from(v.to_bits()))
+                            .collect(),
+                    });
+                }
+            }
+            let s = b.column(4).as_string::<i32>();
+            got_tags.extend(s.iter().map(|v| v.unwrap().to_string()));
+        }
+        assert_eq!(got, expected, "batch size {batch_size}");
+        assert_eq!(got_tags, tags, "batch size {batch_size}");
+    }
+    // Bad blocks in the second row, after a good first row: each an error of its field.
+    let good = vec![0u8, 0, 0, 0, 2, b'x'];
+    let row = |l: &[u8], i: &[u8], d: &[u8], f: &[u8]| {
+        let mut v = good.clone();
+        for part in [l, i, d, f] {
+            v.extend(part);
+        }
+        v.extend([2, b'y']);
+        v
+    };
+    let cases: Vec<(Vec<u8>, &str)> = vec![
+        // An int out of range, as the second item of the first block (bulk reads name the
+        // block's first item).
+        (
+            row(&[0], &[4, 2, 0x80, 0x80, 0x80, 0x80, 0x10, 0], &[0], &[0]),
+            "i[0]",
+        ),
+        // More doubles than bytes left.
+        (row(&[0], &[0], &[40, 0, 0], &[0]), "d"),
+        // A block size past the data.
+        (row(&[0], &[0], &[0], &[3, 100, 0, 0, 0, 0]), "f"),
+        // A varint that never ends.
+        (
+            row(
+                &[
+                    4, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                ],
+                &[0],
+                &[0],
+                &[0],
+            ),
+            "l",
+        ),
+    ];
+    for (data, field) in cases {
+        let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder();
+        let e = d.decode_block(&data, 2).unwrap_err();
+        assert!(e.field_path().starts_with(field), "{field}: {e}");
+    }
+}
