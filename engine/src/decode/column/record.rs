@@ -420,8 +420,13 @@ fn field_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
         Column::Nullable(n) => n.decode_sticky(f, c),
         Column::Union(u) => u.decode_sticky(f, c),
         Column::List(l) => {
+            // Numbers inline, strings out of line, other items through `decode`.
             if !l.numbers_sticky(f) {
-                call_sticky!(f, c, l.decode(c))
+                if l.flat_items() {
+                    l.flat_sticky(f)
+                } else {
+                    call_sticky!(f, c, l.decode(c))
+                }
             }
         }
         Column::Struct(s) => s.fields_sticky(f, c),

@@ -1009,3 +1009,157 @@ fn arrays_of_numbers_on_the_record_fast_path() {
         assert!(e.field_path().starts_with(field), "{field}: {e}");
     }
 }
+
+/// Arrays of strings in a record field, nullable arrays of doubles and arrays of strings as
+/// map values, all read on an enclosing fast path's cursor (`ListCol::flat_sticky`): random
+/// blocks (some with byte sizes) decode to the values written, in batches that end anywhere;
+/// a string past the data inside a map's array is an error of that field.
+#[test]
+fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"t","type":{"type":"array","items":"string"}},
+        {"name":"n","type":["null",{"type":"array","items":"double"}]},
+        {"name":"m","type":{"type":"map","values":{"type":"array","items":"string"}}}]}"#;
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    fn string(s: &str, out: &mut Vec<u8>) {
+        zigzag(s.len() as i64, out);
+        out.extend(s.as_bytes());
+    }
+    // One collection's encoded items in blocks of random counts, some with byte sizes.
+    fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
+        let mut rest = items;
+        while !rest.is_empty() {
+            let n = (1 + cuts(5) as usize).min(rest.len());
+            let (block, after) = rest.split_at(n);
+            let bytes = block.concat();
+            if cuts(3) == 0 {
+                zigzag(-(n as i64), out);
+                zigzag(bytes.len() as i64, out);
+            } else {
+                zigzag(n as i64, out);
+            }
+            out.extend(bytes);
+            rest = after;
+        }
+        out.push(0);
+    }
+    let rows = 500;
+    let mut data = Vec::new();
+    let mut tags: Vec<Vec<String>> = Vec::new();
+    let mut doubles: Vec<Option<Vec<u64>>> = Vec::new();
+    let mut maps: Vec<Vec<(String, Vec<String>)>> = Vec::new();
+    for row in 0..rows {
+        let t: Vec<String> = (0..next(9))
+            .map(|i| "x".repeat(next(90) as usize) + &format!("{row}.{i}"))
+            .collect();
+        let items: Vec<Vec<u8>> = t
+            .iter()
+            .map(|s| {
+                let mut e = Vec::new();
+                string(s, &mut e);
+                e
+            })
+            .collect();
+        blocks(&mut data, &items, &mut next);
+        tags.push(t);
+        let n = (next(4) > 0).then(|| (0..next(20)).map(|_| next(u64::MAX)).collect::<Vec<u64>>());
+        match &n {
+            None => data.push(0),
+            Some(values) => {
+                data.push(2);
+                let items: Vec<Vec<u8>> = values.iter().map(|v| v.to_le_bytes().to_vec()).collect();
+                blocks(&mut data, &items, &mut next);
+            }
+        }
+        doubles.push(n);
+        let m: Vec<(String, Vec<String>)> = (0..next(4))
+            .map(|k| {
+                let values = (0..next(5)).map(|i| format!("v{row}-{k}-{i}")).collect();
+                (format!("k{k}"), values)
+            })
+            .collect();
+        let entries: Vec<Vec<u8>> = m
+            .iter()
+            .map(|(k, values)| {
+                let mut e = Vec::new();
+                string(k, &mut e);
+                let items: Vec<Vec<u8>> = values
+                    .iter()
+                    .map(|s| {
+                        let mut v = Vec::new();
+                        string(s, &mut v);
+                        v
+                    })
+                    .collect();
+                blocks(&mut e, &items, &mut next);
+                e
+            })
+            .collect();
+        blocks(&mut data, &entries, &mut next);
+        maps.push(m);
+    }
+    for batch_size in [1, 7, 1000] {
+        let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .with_batch_size(batch_size);
+        let mut batches = d.decode_block(&data, rows as u64).unwrap();
+        batches.extend(d.flush().unwrap());
+        let (mut got_t, mut got_n, mut got_m) = (Vec::new(), Vec::new(), Vec::new());
+        for b in &batches {
+            let t = b.column(0).as_list::<i32>();
+            let n = b.column(1).as_list::<i32>();
+            let m = b.column(2).as_map();
+            for r in 0..b.num_rows() {
+                let strings = |a: ArrayRef| -> Vec<String> {
+                    a.as_string::<i32>()
+                        .iter()
+                        .map(|s| s.unwrap().to_string())
+                        .collect()
+                };
+                got_t.push(strings(t.value(r)));
+                got_n.push(n.is_valid(r).then(|| {
+                    n.value(r)
+                        .as_primitive::<arrow_array::types::Float64Type>()
+                        .values()
+                        .iter()
+                        .map(|v| v.to_bits())
+                        .collect::<Vec<u64>>()
+                }));
+                let entries = m.value(r);
+                let keys = strings(entries.column(0).clone());
+                let values = entries.column(1).as_list::<i32>();
+                got_m.push(
+                    keys.into_iter()
+                        .enumerate()
+                        .map(|(i, k)| (k, strings(values.value(i))))
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
+        assert_eq!(got_t, tags, "batch size {batch_size}");
+        assert_eq!(got_n, doubles, "batch size {batch_size}");
+        assert_eq!(got_m, maps, "batch size {batch_size}");
+    }
+    // Row 1 good; row 2's map holds an array whose second string runs past the data.
+    // (Row 1: every collection empty, `n` null; row 2: `t` empty, `n` null, one map entry.)
+    let mut bad = vec![0u8, 0, 0, 0, 0, 2];
+    string("k", &mut bad);
+    bad.push(4);
+    string("ok", &mut bad);
+    zigzag(40, &mut bad);
+    bad.extend(b"short");
+    let e = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder()
+        .decode_block(&bad, 2)
+        .unwrap_err();
+    assert!(e.field_path().starts_with('m'), "{e}");
+}
