@@ -230,9 +230,8 @@ pub(crate) struct MapCol {
 }
 
 impl MapCol {
-    /// Decode one map: its blocks of entries, then its end offset. (Through
-    /// [`Column::decode_nested`]: calling it straight from the record loops, like
-    /// [`ListCol::decode`], saved Order 1 % but cost Wide, which has no maps, 0.6 %.)
+    /// Decode one map: its blocks of entries, then its end offset. The fast paths read maps
+    /// with [`MapCol::decode_sticky`]; this is where they fall back to, value by value.
     #[inline(never)]
     pub(super) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
         let first = self.offsets[self.offsets.len() - 1] as usize;
@@ -256,6 +255,82 @@ impl MapCol {
         }
         self.offsets.push(total as i32);
         Ok(())
+    }
+
+    /// [`MapCol::decode`] on an enclosing fast path's cursor (a record's field, a nullable's
+    /// value, an array's item or a map's value): no cursor hand-over, `Result` or dispatch
+    /// per map, whose fixed cost is most of a small map's. A block that does not decode or
+    /// passes a limit fails the enclosing record or block (after appending what it may),
+    /// which truncates this column and decodes again value by value, naming the error. Out
+    /// of line, like [`ListCol::flat_sticky`]: the record loop keeps its registers.
+    #[inline(never)]
+    pub(super) fn decode_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
+        let first = self.offsets[self.offsets.len() - 1] as usize;
+        let mut total = first;
+        loop {
+            let count = f.long();
+            if count == 0 {
+                break;
+            }
+            let mut left = f.buf.len() - f.pos;
+            if count < 0 {
+                // A block with its size in bytes.
+                let size = f.long();
+                left = f.buf.len() - f.pos;
+                if size as u64 > left as u64 {
+                    f.fail();
+                    break;
+                }
+            }
+            let n = count.unsigned_abs();
+            // (`min_entry_size` is at least 1: this also bounds `n`.)
+            if n.checked_mul(self.min_entry_size as u64)
+                .is_none_or(|need| need > left as u64)
+            {
+                f.fail();
+                break;
+            }
+            let n = n as usize;
+            total += n;
+            if total > i32::MAX as usize || too_much_excess(total, self.entry_excess) {
+                f.fail();
+                break;
+            }
+            let keys = &mut self.keys;
+            keys.offsets.reserve(n);
+            // (A failed entry fails the cursor: the rest of the block reads nothing.)
+            match &mut self.values {
+                Column::Bytes(b) => {
+                    b.offsets.reserve(n);
+                    (0..n).for_each(|_| {
+                        keys.push_sticky(f);
+                        b.push_sticky(f);
+                    })
+                }
+                Column::Int64(p) => {
+                    p.values.reserve(n);
+                    (0..n).for_each(|_| {
+                        keys.push_sticky(f);
+                        p.values.push(f.long());
+                    })
+                }
+                values => {
+                    values.reserve(n, None);
+                    (0..n).for_each(|_| {
+                        keys.push_sticky(f);
+                        value_sticky(values, f, c);
+                    })
+                }
+            }
+            if f.failed() {
+                break;
+            }
+        }
+        self.offsets.push(total as i32);
     }
 
     /// The `n` entries of a map block on the fast path, as [`Column::items_sticky`] decodes an
@@ -422,6 +497,7 @@ impl NullableCol {
                             }
                         }
                     }
+                    Column::Map(m) => m.decode_sticky(f, c),
                     other => nested_sticky(other, f, c),
                 });
             }
@@ -829,6 +905,7 @@ fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
                 call_sticky!(f, c, l.decode(c))
             }
         }
+        Column::Map(m) => m.decode_sticky(f, c),
         other => nested_sticky(other, f, c),
     });
 }

@@ -430,6 +430,7 @@ fn field_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
             }
         }
         Column::Struct(s) => s.fields_sticky(f, c),
+        Column::Map(m) => m.decode_sticky(f, c),
         Column::Skip(s) => s.skip_column_sticky(f),
         other @ (Column::Null(_)
         | Column::Int32(_)
@@ -443,7 +444,6 @@ fn field_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
         | Column::Decimal(_)
         | Column::UuidString(_)
         | Column::Duration(_)
-        | Column::Map(_)
         | Column::TooDeep(_)
         | Column::Default(_)
         | Column::Promoted(_)

@@ -13,6 +13,31 @@ fn zigzag(v: i64, out: &mut Vec<u8>) {
     crate::varint::Kernel::write_long(crate::varint::Scalar, v, out);
 }
 
+fn string(s: &str, out: &mut Vec<u8>) {
+    zigzag(s.len() as i64, out);
+    out.extend(s.as_bytes());
+}
+
+/// One collection's encoded items (or entries) in blocks of random counts, some with byte
+/// sizes, then the end of the collection.
+fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
+    let mut rest = items;
+    while !rest.is_empty() {
+        let n = (1 + cuts(5) as usize).min(rest.len());
+        let (block, after) = rest.split_at(n);
+        let bytes = block.concat();
+        if cuts(3) == 0 {
+            zigzag(-(n as i64), out);
+            zigzag(bytes.len() as i64, out);
+        } else {
+            zigzag(n as i64, out);
+        }
+        out.extend(bytes);
+        rest = after;
+    }
+    out.push(0);
+}
+
 /// The union a decoder assembles (offsets derived from the type ids, `new_unchecked`)
 /// equals the one `try_new` validates from the same values, in batches that end anywhere.
 #[test]
@@ -1028,28 +1053,6 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
         x ^= x << 17;
         x % m
     };
-    fn string(s: &str, out: &mut Vec<u8>) {
-        zigzag(s.len() as i64, out);
-        out.extend(s.as_bytes());
-    }
-    // One collection's encoded items in blocks of random counts, some with byte sizes.
-    fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
-        let mut rest = items;
-        while !rest.is_empty() {
-            let n = (1 + cuts(5) as usize).min(rest.len());
-            let (block, after) = rest.split_at(n);
-            let bytes = block.concat();
-            if cuts(3) == 0 {
-                zigzag(-(n as i64), out);
-                zigzag(bytes.len() as i64, out);
-            } else {
-                zigzag(n as i64, out);
-            }
-            out.extend(bytes);
-            rest = after;
-        }
-        out.push(0);
-    }
     let rows = 500;
     let mut data = Vec::new();
     let mut tags: Vec<Vec<String>> = Vec::new();
@@ -1154,6 +1157,178 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
     string("k", &mut bad);
     bad.push(4);
     string("ok", &mut bad);
+    zigzag(40, &mut bad);
+    bad.extend(b"short");
+    let e = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder()
+        .decode_block(&bad, 2)
+        .unwrap_err();
+    assert!(e.field_path().starts_with('m'), "{e}");
+}
+
+/// Maps in a record field (string, long, nullable-double and map values), in a nullable field
+/// and as array items, read on the enclosing fast path's cursor (`MapCol::decode_sticky`),
+/// against the value-by-value reference: the same rows written with the last field's branch
+/// index padded (legal; the record's fast path fails after every map was appended, and the
+/// record is decoded again value by value), and with the index of some nullable map values
+/// padded (the fast path fails inside a map). Random blocks, some with byte sizes; batches
+/// that end anywhere. A string past the data inside a map of maps is an error of that field.
+#[test]
+fn maps_on_the_fast_path_match_the_reference() {
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"s","type":{"type":"map","values":"string"}},
+        {"name":"l","type":{"type":"map","values":"long"}},
+        {"name":"n","type":["null",{"type":"map","values":["null","double"]}]},
+        {"name":"m","type":{"type":"map","values":{"type":"map","values":"string"}}},
+        {"name":"a","type":{"type":"array","items":{"type":"map","values":"long"}}},
+        {"name":"p","type":["null","long"]}]}"#;
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    // (row, encoding) -> one encoded map: `value` encodes entry `i`'s value.
+    fn map(
+        out: &mut Vec<u8>,
+        entries: usize,
+        cuts: &mut dyn FnMut(u64) -> u64,
+        value: &mut dyn FnMut(usize, &mut Vec<u8>),
+    ) {
+        let encoded: Vec<Vec<u8>> = (0..entries)
+            .map(|i| {
+                let mut e = Vec::new();
+                string(&format!("key{i}"), &mut e);
+                value(i, &mut e);
+                e
+            })
+            .collect();
+        blocks(out, &encoded, cuts);
+    }
+    let rows = 400;
+    let mut encodings = [Vec::new(), Vec::new(), Vec::new()];
+    let mut strings: Vec<Vec<(String, String)>> = Vec::new();
+    for row in 0..rows {
+        // The same random choices for every encoding: draw them first.
+        let sizes: Vec<usize> = (0..6).map(|_| next(5) as usize).collect();
+        let inner: Vec<usize> = (0..sizes[3]).map(|_| next(4) as usize).collect();
+        let doubles: Vec<Option<u64>> = (0..sizes[2])
+            .map(|_| (next(3) > 0).then(|| next(u64::MAX)))
+            .collect();
+        let n_present = next(4) > 0;
+        let seed = next(u64::MAX);
+        let s: Vec<(String, String)> = (0..sizes[0])
+            .map(|i| {
+                (
+                    format!("key{i}"),
+                    "v".repeat(next(40) as usize) + &row.to_string(),
+                )
+            })
+            .collect();
+        for (e, out) in encodings.iter_mut().enumerate() {
+            // The same blocks in every encoding.
+            let mut y = seed | 1;
+            let mut cuts = move |m: u64| {
+                y ^= y << 13;
+                y ^= y >> 7;
+                y ^= y << 17;
+                y % m
+            };
+            let pad_inner = e == 2 && row % 3 == 0;
+            map(out, s.len(), &mut cuts, &mut |i, o| string(&s[i].1, o));
+            map(out, sizes[1], &mut cuts, &mut |i, o| {
+                zigzag((row as i64 - 200) << (i * 9), o)
+            });
+            if n_present {
+                out.push(2);
+                map(
+                    out,
+                    doubles.len(),
+                    &mut cuts,
+                    &mut |i, o| match doubles[i] {
+                        None => o.push(0),
+                        Some(bits) => {
+                            o.extend(if pad_inner { &[0x82, 0][..] } else { &[2][..] });
+                            o.extend(bits.to_le_bytes());
+                        }
+                    },
+                );
+            } else {
+                out.push(0);
+            }
+            map(out, inner.len(), &mut cuts, &mut |i, o| {
+                let mut c2 = |m: u64| (i as u64 + 1) % m;
+                map(o, inner[i], &mut c2, &mut |j, o2| {
+                    string(&format!("{row}.{i}.{j}"), o2)
+                });
+            });
+            let items: Vec<Vec<u8>> = (0..sizes[4])
+                .map(|i| {
+                    let mut item = Vec::new();
+                    let mut c2 = |m: u64| (i as u64 + 2) % m;
+                    map(&mut item, i + 1, &mut c2, &mut |j, o| {
+                        zigzag(j as i64 - i as i64, o)
+                    });
+                    item
+                })
+                .collect();
+            blocks(out, &items, &mut cuts);
+            // `p`: present, its index padded in the second encoding.
+            out.extend(if e == 1 { &[0x82, 0][..] } else { &[2][..] });
+            zigzag(row as i64, out);
+        }
+        strings.push(s);
+    }
+    for batch_size in [1, 7, 1000] {
+        let decoded: Vec<Vec<arrow_array::RecordBatch>> = encodings
+            .iter()
+            .map(|data| {
+                let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+                    .unwrap()
+                    .decoder()
+                    .with_batch_size(batch_size);
+                let mut batches = d.decode_block(data, rows as u64).unwrap();
+                batches.extend(d.flush().unwrap());
+                batches
+            })
+            .collect();
+        assert_eq!(
+            decoded[0], decoded[1],
+            "batch size {batch_size}: record fails at the end"
+        );
+        assert_eq!(
+            decoded[0], decoded[2],
+            "batch size {batch_size}: fails inside maps"
+        );
+        // And the string maps hold what was written.
+        let mut got = Vec::new();
+        for b in &decoded[0] {
+            let m = b.column(0).as_map();
+            for r in 0..b.num_rows() {
+                let entries = m.value(r);
+                let keys = entries.column(0).as_string::<i32>();
+                let values = entries.column(1).as_string::<i32>();
+                got.push(
+                    (0..keys.len())
+                        .map(|i| (keys.value(i).to_string(), values.value(i).to_string()))
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
+        assert_eq!(got, strings, "batch size {batch_size}");
+    }
+    // Row 1: every map empty, `n` null, `p` null; row 2 the same but `m` holds a map whose
+    // second string runs past the data.
+    let mut bad = vec![0u8, 0, 0, 0, 0, 0, 0, 0, 0];
+    bad.push(2);
+    string("k", &mut bad);
+    bad.push(4);
+    string("a", &mut bad);
+    string("ok", &mut bad);
+    string("b", &mut bad);
     zigzag(40, &mut bad);
     bad.extend(b"short");
     let e = DecodePlan::new(&schema, &DecodeOptions::default())
