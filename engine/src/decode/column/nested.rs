@@ -891,8 +891,9 @@ impl Column {
 }
 
 /// Decode one value of any column on the fast path of an array block (an item) or a map
-/// block (a value): primitives, nullable values and union branches inline, the rest through a
-/// call. (A record's fields go through `record::field_sticky`.)
+/// block (a value): primitives, nullable values and union branches inline, arrays, maps and
+/// records on the same cursor, the rest through a call. (A record's fields go through
+/// `record::field_sticky`; arrays of records through `StructCol::decode_n`.)
 #[inline(always)]
 fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
     decode_primitive_sticky!(col, f, other => match other {
@@ -906,6 +907,7 @@ fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
             }
         }
         Column::Map(m) => m.decode_sticky(f, c),
+        Column::Struct(s) => s.fields_sticky(f, c),
         other => nested_sticky(other, f, c),
     });
 }

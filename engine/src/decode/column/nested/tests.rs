@@ -1167,13 +1167,14 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
     assert!(e.field_path().starts_with('m'), "{e}");
 }
 
-/// Maps in a record field (string, long, nullable-double and map values), in a nullable field
-/// and as array items, read on the enclosing fast path's cursor (`MapCol::decode_sticky`),
-/// against the value-by-value reference: the same rows written with the last field's branch
-/// index padded (legal; the record's fast path fails after every map was appended, and the
-/// record is decoded again value by value), and with the index of some nullable map values
-/// padded (the fast path fails inside a map). Random blocks, some with byte sizes; batches
-/// that end anywhere. A string past the data inside a map of maps is an error of that field.
+/// Maps in a record field (string, long, nullable-double, map and record values), in a
+/// nullable field and as array items, read on the enclosing fast path's cursor
+/// (`MapCol::decode_sticky`), against the value-by-value reference: the same rows written with
+/// the last field's branch index padded (legal; the record's fast path fails after every map
+/// was appended, and the record is decoded again value by value), and with the index of some
+/// nullable map values padded (the fast path fails inside a map, and inside a record in a
+/// map). Random blocks, some with byte sizes; batches that end anywhere. A string past the
+/// data inside a map of maps is an error of that field.
 #[test]
 fn maps_on_the_fast_path_match_the_reference() {
     const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
@@ -1182,6 +1183,8 @@ fn maps_on_the_fast_path_match_the_reference() {
         {"name":"n","type":["null",{"type":"map","values":["null","double"]}]},
         {"name":"m","type":{"type":"map","values":{"type":"map","values":"string"}}},
         {"name":"a","type":{"type":"array","items":{"type":"map","values":"long"}}},
+        {"name":"r","type":{"type":"map","values":{"type":"record","name":"V","fields":[
+            {"name":"x","type":"long"},{"name":"y","type":["null","string"]}]}}},
         {"name":"p","type":["null","long"]}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
     let mut x = 0x9E37_79B9_7F4A_7C15u64;
@@ -1276,6 +1279,15 @@ fn maps_on_the_fast_path_match_the_reference() {
                 })
                 .collect();
             blocks(out, &items, &mut cuts);
+            map(out, sizes[5], &mut cuts, &mut |i, o| {
+                zigzag(i as i64 * 1000 - row as i64, o);
+                if i % 2 == 1 {
+                    o.push(0);
+                } else {
+                    o.extend(if pad_inner { &[0x82, 0][..] } else { &[2][..] });
+                    string(&format!("y{row}.{i}"), o);
+                }
+            });
             // `p`: present, its index padded in the second encoding.
             out.extend(if e == 1 { &[0x82, 0][..] } else { &[2][..] });
             zigzag(row as i64, out);
@@ -1322,7 +1334,7 @@ fn maps_on_the_fast_path_match_the_reference() {
     }
     // Row 1: every map empty, `n` null, `p` null; row 2 the same but `m` holds a map whose
     // second string runs past the data.
-    let mut bad = vec![0u8, 0, 0, 0, 0, 0, 0, 0, 0];
+    let mut bad = vec![0u8, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     bad.push(2);
     string("k", &mut bad);
     bad.push(4);
