@@ -1,5 +1,6 @@
 //! Nested columns: lists and maps (an array block's numbers decoded in bulk, other items and
-//! map entries on the fast path with one failure check per block), nullable values
+//! map entries on the fast path with one failure check per block; arrays of numbers, strings
+//! or bytes and maps inside another fast path on its cursor), nullable values
 //! (`["null", T]`; numbers, booleans, enums, strings, fixed values, fixed decimals and `uuid`
 //! strings read with no branch on null) and general unions.
 
