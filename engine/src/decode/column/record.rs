@@ -419,16 +419,7 @@ fn field_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
     decode_primitive_sticky!(col, f, other => match other {
         Column::Nullable(n) => n.decode_sticky(f, c),
         Column::Union(u) => u.decode_sticky(f, c),
-        Column::List(l) => {
-            // Numbers inline, strings out of line, other items through `decode`.
-            if !l.numbers_sticky(f) {
-                if l.flat_items() {
-                    l.flat_sticky(f)
-                } else {
-                    call_sticky!(f, c, l.decode(c))
-                }
-            }
-        }
+        Column::List(l) => l.field_sticky(f, c),
         Column::Struct(s) => s.fields_sticky(f, c),
         Column::Map(m) => m.decode_sticky(f, c),
         Column::Skip(s) => s.skip_column_sticky(f),
