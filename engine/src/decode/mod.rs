@@ -796,7 +796,12 @@ mod tests {
             {"name":"a","type":{"type":"record","name":"A","fields":[
                 {"name":"x","type":"long"},
                 {"name":"b","type":{"type":"record","name":"B","fields":[
-                    {"name":"s","type":"string"},{"name":"n","type":["null","long"]}]}}]}},
+                    {"name":"s","type":"string"},{"name":"n","type":["null","long"]},
+                    {"name":"c","type":{"type":"record","name":"C","fields":[
+                        {"name":"t","type":["null","long"]},
+                        {"name":"d","type":{"type":"record","name":"D","fields":[
+                            {"name":"u","type":"string"},
+                            {"name":"p","type":["null","int"]}]}}]}}]}}]}},
             {"name":"o","type":["null",{"type":"record","name":"O","fields":[
                 {"name":"y","type":"int"},{"name":"z","type":"string"},
                 {"name":"w","type":["null","double"]}]}]},
@@ -837,6 +842,16 @@ mod tests {
                 branch(n as i64, pad_inner, out);
                 if n {
                     Scalar.write_long(row << 20, out);
+                }
+                // Records four deep: C and D alternate between a call and inline code.
+                branch(i64::from(row % 5 != 0), pad_inner, out);
+                if row % 5 != 0 {
+                    Scalar.write_long(row * 3, out);
+                }
+                string(&"u".repeat(row as usize % 4), out);
+                branch(i64::from(w), pad_inner, out);
+                if w {
+                    Scalar.write_long(row % 1000, out);
                 }
                 branch(o as i64, pad_all, out);
                 if o {
@@ -886,11 +901,23 @@ mod tests {
         let mut data = Vec::new();
         data.extend([2, 2, 2, b's']);
         data.extend([6, 0, 0]);
+        data.extend([0; 8]);
         let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
         assert!(
             matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 3, .. }),
             "{e}"
         );
         assert_eq!(e.field_path(), "a.b.n", "{e}");
+        // And four records deep, after the inner records' first fields were read.
+        let mut data = Vec::new();
+        data.extend([2, 2, 2, b's', 0]);
+        data.extend([0, 0, 4, 0]);
+        data.extend([0; 8]);
+        let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
+        assert!(
+            matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
+            "{e}"
+        );
+        assert_eq!(e.field_path(), "a.b.c.d.p", "{e}");
     }
 }
