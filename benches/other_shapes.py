@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Two record shapes unlike the four benchmark shapes, written by fastavro (an independent
+"""Three record shapes unlike the four benchmark shapes, written by fastavro (an independent
 encoder) with 64 KiB-ish blocks: a clickstream event (uuid strings, a general union, a nullable
-nested record holding an enum, map<array<string>>, arrays of records holding arrays of strings)
-and a ledger entry (decimals as bytes and as fixed(16), date, time-millis,
-local-timestamp-millis, an enum, fixed(12), a nullable string). Used to measure on data the
-fast paths were not built from (`projection`, `ratios`-style comparisons).
+nested record holding an enum, map<array<string>>, arrays of records holding arrays of strings),
+a ledger entry (decimals as bytes and as fixed(16), date, time-millis,
+local-timestamp-millis, an enum, fixed(12), a nullable string) and a change record as
+Debezium writes them (`before` and `after` as nullable records of the row, a `source` record,
+the operation, timestamps). Used to measure on data the fast paths were not built from
+(`projection`, `ratios`-style comparisons).
 
     python3 benches/other_shapes.py OUT_DIR [--mb 50]
 """
@@ -53,6 +55,37 @@ LEDGER = {
     ],
 }
 
+ROW = {
+    "type": "record", "name": "Value", "namespace": "other.cdc",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "name", "type": "string"},
+        {"name": "email", "type": ["null", "string"], "default": None},
+        {"name": "balance", "type": "double"},
+        {"name": "updated", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+    ],
+}
+
+CDC = {
+    "type": "record", "name": "Envelope", "namespace": "other.cdc",
+    "fields": [
+        {"name": "before", "type": ["null", ROW], "default": None},
+        {"name": "after", "type": ["null", "other.cdc.Value"], "default": None},
+        {"name": "source", "type": {"type": "record", "name": "Source", "fields": [
+            {"name": "version", "type": "string"},
+            {"name": "connector", "type": "string"},
+            {"name": "name", "type": "string"},
+            {"name": "ts_ms", "type": "long"},
+            {"name": "db", "type": "string"},
+            {"name": "table", "type": "string"},
+            {"name": "lsn", "type": ["null", "long"], "default": None},
+            {"name": "snapshot", "type": "boolean"},
+        ]}},
+        {"name": "op", "type": "string"},
+        {"name": "ts_ms", "type": ["null", "long"], "default": None},
+    ],
+}
+
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
 
 
@@ -92,6 +125,24 @@ def entry(r, i):
     }
 
 
+def change(r):
+    def row():
+        return {"id": r.randrange(1, 10**7), "name": "user%d" % r.randrange(10**5),
+                "email": None if r.random() < 0.2 else "u%d@example.com" % r.randrange(10**5),
+                "balance": r.random() * 1e4, "updated": r.randrange(1, 2**50)}
+    op = r.choice("cuud")
+    return {
+        "before": None if op == "c" else row(),
+        "after": None if op == "d" else row(),
+        "source": {"version": "2.5.0.Final", "connector": "postgresql", "name": "dbserver1",
+                   "ts_ms": r.randrange(1, 2**41), "db": "inventory",
+                   "table": r.choice(["customers", "orders", "items"]),
+                   "lsn": r.randrange(1, 2**40), "snapshot": False},
+        "op": op,
+        "ts_ms": r.randrange(1, 2**41),
+    }
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("out")
@@ -99,7 +150,8 @@ def main():
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for name, schema, make, row_bytes in [("clickstream", CLICK, lambda r, i: click(r), 330),
-                                          ("ledger", LEDGER, entry, 80)]:
+                                          ("ledger", LEDGER, entry, 80),
+                                          ("cdc", CDC, lambda r, i: change(r), 145)]:
         r = random.Random(7)
         rows = a.mb * 1_000_000 // row_bytes
         path = os.path.join(a.out, name + ".avro")

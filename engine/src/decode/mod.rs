@@ -801,7 +801,10 @@ mod tests {
                         {"name":"t","type":["null","long"]},
                         {"name":"d","type":{"type":"record","name":"D","fields":[
                             {"name":"u","type":"string"},
-                            {"name":"p","type":["null","int"]}]}}]}}]}}]}},
+                            {"name":"p","type":["null","int"]}]}}]}},
+                    {"name":"m","type":["null",{"type":"record","name":"M","fields":[
+                        {"name":"g","type":"string"},
+                        {"name":"h","type":["null","long"]}]}]}]}}]}},
             {"name":"o","type":["null",{"type":"record","name":"O","fields":[
                 {"name":"y","type":"int"},{"name":"z","type":"string"},
                 {"name":"w","type":["null","double"]}]}]},
@@ -853,6 +856,15 @@ mod tests {
                 if w {
                     Scalar.write_long(row % 1000, out);
                 }
+                // A nullable record inside them (inline in B's called code).
+                branch(i64::from(row % 3 != 0), pad_all, out);
+                if row % 3 != 0 {
+                    string(&"g".repeat(row as usize % 5), out);
+                    branch(i64::from(n), pad_inner, out);
+                    if n {
+                        Scalar.write_long(row * 7, out);
+                    }
+                }
                 branch(o as i64, pad_all, out);
                 if o {
                     Scalar.write_long(row % 77, out);
@@ -901,7 +913,7 @@ mod tests {
         let mut data = Vec::new();
         data.extend([2, 2, 2, b's']);
         data.extend([6, 0, 0]);
-        data.extend([0; 8]);
+        data.extend([0; 10]);
         let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
         assert!(
             matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 3, .. }),
@@ -912,12 +924,23 @@ mod tests {
         let mut data = Vec::new();
         data.extend([2, 2, 2, b's', 0]);
         data.extend([0, 0, 4, 0]);
-        data.extend([0; 8]);
+        data.extend([0; 10]);
         let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
         assert!(
             matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
             "{e}"
         );
         assert_eq!(e.field_path(), "a.b.c.d.p", "{e}");
+        // And in a nullable record among them.
+        let mut data = Vec::new();
+        data.extend([2, 2, 2, b's', 0]);
+        data.extend([0, 0, 0, 2, 0, 4]);
+        data.extend([0; 10]);
+        let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
+        assert!(
+            matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
+            "{e}"
+        );
+        assert_eq!(e.field_path(), "a.b.m.h", "{e}");
     }
 }

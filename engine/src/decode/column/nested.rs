@@ -428,6 +428,17 @@ impl NullableCol {
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
     ) {
+        self.decode_sticky_with::<K, false>(f, c)
+    }
+
+    /// [`NullableCol::decode_sticky`], a record value inline with `INLINE_RECORD` (a block's
+    /// row loop; see `StructCol::fields_sticky`).
+    #[inline(always)]
+    pub(super) fn decode_sticky_with<K: Kernel, const INLINE_RECORD: bool>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
         // The branch index as its one encoded byte (zigzag 0 and 1: the bytes 0 and 2),
         // compared without decoding it. Anything else fails the record (or array block),
         // which the reference path then decodes again: it reports a bad index and accepts an
@@ -503,6 +514,7 @@ impl NullableCol {
                 f.pos += 1;
                 self.validity.push(true);
                 decode_primitive_sticky!(&mut self.child, f, other => match other {
+                    Column::Struct(s) if INLINE_RECORD => s.fields_sticky_inline(f, c),
                     Column::Struct(s) => s.fields_sticky(f, c),
                     Column::List(l) => l.field_sticky(f, c),
                     Column::Map(m) => m.decode_sticky(f, c),

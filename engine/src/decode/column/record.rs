@@ -153,8 +153,8 @@ impl StructCol {
             if PREFETCH {
                 f.prefetch(span);
             }
-            // A block's rows (`PREFETCH`) decode their record fields inline, an array's items
-            // through a call (see `StructCol::fields_sticky`).
+            // A block's rows (`PREFETCH`) decode their record fields (plain or nullable)
+            // inline, an array's items through a call (see `StructCol::fields_sticky`).
             for col in self.columns.iter_mut() {
                 field_sticky::<K, PREFETCH>(col, f, c);
             }
@@ -180,11 +180,13 @@ impl StructCol {
     /// [`StructCol::decode_n`], a nested record paid a dispatch, a cursor and a check per
     /// level.)
     ///
-    /// Out of line, with the records among its own fields decoded inline
-    /// ([`StructCol::fields_sticky_inline`]): two levels a call. A block's row loop inlines
-    /// its record fields too, so records nested three deep cost one call, not three (nested3
-    /// -17 % time). An array's item loop keeps the call: inlined there as well, the larger
-    /// loop body cost arrays of records 9 % (docs/perf/families.md).
+    /// Out of line, with the records among its own fields, and the values of its
+    /// `["null", record]` fields, decoded inline ([`StructCol::fields_sticky_inline`]): two
+    /// levels a call. A block's row loop inlines its record fields and nullable records too,
+    /// so records nested three deep cost one call, not three (nested3 -17 % time; a
+    /// Debezium-style change record, two nullable records and one plain, -12 %). An array's
+    /// item loop keeps the call: inlined there as well, the larger loop body cost arrays of
+    /// records 9 % (docs/perf/families.md).
     #[inline(never)]
     pub(super) fn fields_sticky<K: Kernel>(
         &mut self,
@@ -200,7 +202,11 @@ impl StructCol {
     /// [`StructCol::fields_sticky`]'s body for a record among its fields, inlined there;
     /// records inside this one go through the call again.
     #[inline(always)]
-    fn fields_sticky_inline<K: Kernel>(&mut self, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
+    pub(super) fn fields_sticky_inline<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
         for col in self.columns.iter_mut() {
             field_sticky::<K, false>(col, f, c);
         }
@@ -429,8 +435,8 @@ impl StructCol {
 }
 
 /// Decode one field of a record on the fast path: primitives inline, nested records on the
-/// same cursor (inline with `INLINE_RECORD`, else through [`StructCol::fields_sticky`]), the
-/// rest through a call.
+/// same cursor (inline with `INLINE_RECORD`, else through [`StructCol::fields_sticky`]; so
+/// are the values of nullable records), the rest through a call.
 #[inline(always)]
 fn field_sticky<K: Kernel, const INLINE_RECORD: bool>(
     col: &mut Column,
@@ -440,7 +446,7 @@ fn field_sticky<K: Kernel, const INLINE_RECORD: bool>(
     // Every variant is named (no `_`), so that the jump table covers all tags and needs no
     // range check.
     decode_primitive_sticky!(col, f, other => match other {
-        Column::Nullable(n) => n.decode_sticky(f, c),
+        Column::Nullable(n) => n.decode_sticky_with::<K, INLINE_RECORD>(f, c),
         Column::Union(u) => u.decode_sticky(f, c),
         Column::List(l) => l.field_sticky(f, c),
         Column::Struct(s) if INLINE_RECORD => s.fields_sticky_inline(f, c),
