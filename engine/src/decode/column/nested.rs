@@ -431,8 +431,8 @@ impl NullableCol {
         self.decode_sticky_with::<K, false>(f, c)
     }
 
-    /// [`NullableCol::decode_sticky`], a record value inline with `INLINE_RECORD` (a block's
-    /// row loop; see `StructCol::fields_sticky`).
+    /// [`NullableCol::decode_sticky`], a record value inline with `INLINE_RECORD` (as a
+    /// block's row loop and `StructCol::fields_sticky` decode their record fields).
     #[inline(always)]
     pub(super) fn decode_sticky_with<K: Kernel, const INLINE_RECORD: bool>(
         &mut self,
