@@ -12,6 +12,8 @@ mod plan;
 mod pool;
 pub(crate) mod skip;
 mod stream;
+#[cfg(test)]
+mod test_encode;
 
 use crate::error::{DecodeError, DecodeErrorKind, Limit, PlanError};
 use crate::schema::Schema;
@@ -668,6 +670,7 @@ mod tests {
     /// either order of the union, the last value of the block included.
     #[test]
     fn nullable_numbers_without_a_branch_match_the_reference() {
+        use super::test_encode::{branch, string};
         const NUMBERS: &str = r#"{"type":"record","name":"r","fields":[
             {"name":"i","type":["null","int"]},{"name":"l","type":["long","null"]},
             {"name":"s","type":"string"},
@@ -733,16 +736,10 @@ mod tests {
             for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
                 for (k, (null, present, value)) in fields.iter().enumerate() {
                     if k == 2 {
-                        let s = "x".repeat((r >> 24) as usize % 20);
-                        Scalar.write_long(s.len() as i64, out);
-                        out.extend(s.as_bytes());
+                        string(&"x".repeat((r >> 24) as usize % 20), out);
                     }
                     let index = if *present { 1 - null } else { *null };
-                    if pad {
-                        out.extend([0x80 | (index as u8 * 2), 0]);
-                    } else {
-                        out.push(index as u8 * 2);
-                    }
+                    branch(index, pad, out);
                     if *present {
                         out.extend(value);
                     }
@@ -791,6 +788,7 @@ mod tests {
     /// it after the outer fields were appended. All three encodings give the same batches.
     #[test]
     fn nested_records_on_the_fast_path_match_the_reference() {
+        use super::test_encode::{branch, string};
         const NESTED: &str = r#"{"type":"record","name":"r","fields":[
             {"name":"id","type":"long"},
             {"name":"a","type":{"type":"record","name":"A","fields":[
@@ -828,17 +826,6 @@ mod tests {
             for (e, out) in encodings.iter_mut().enumerate() {
                 let pad_all = e == 1;
                 let pad_inner = pad_all || (e == 2 && row % 3 == 0);
-                let branch = |b: i64, pad: bool, out: &mut Vec<u8>| {
-                    if pad {
-                        out.extend([0x80 | (b as u8 * 2), 0]);
-                    } else {
-                        Scalar.write_long(b, out);
-                    }
-                };
-                let string = |s: &str, out: &mut Vec<u8>| {
-                    Scalar.write_long(s.len() as i64, out);
-                    out.extend(s.as_bytes());
-                };
                 Scalar.write_long(row * 1001, out);
                 Scalar.write_long(-row, out);
                 string(&format!("s{row}"), out);

@@ -1,6 +1,7 @@
 //! Tests of the nested columns: unions assembled from their type ids, and array and map
 //! blocks on the fast path and again value by value.
 
+use crate::decode::test_encode::{branch as write_branch, string, zigzag};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::error::DecodeErrorKind;
 use crate::schema::Schema;
@@ -8,15 +9,6 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, Int64Array, StringArray, UnionArray};
 use arrow_buffer::ScalarBuffer;
-
-fn zigzag(v: i64, out: &mut Vec<u8>) {
-    crate::varint::Kernel::write_long(crate::varint::Scalar, v, out);
-}
-
-fn string(s: &str, out: &mut Vec<u8>) {
-    zigzag(s.len() as i64, out);
-    out.extend(s.as_bytes());
-}
 
 /// One collection's encoded items (or entries) in blocks of random counts, some with byte
 /// sizes, then the end of the collection.
@@ -190,11 +182,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
         let written = std::cell::Cell::new(0);
         let branch = |b: i64, out: &mut Vec<u8>| {
             written.set(written.get() + 1);
-            if padded && written.get() % 2 == 0 {
-                out.extend([0x80 | (b as u8 * 2), 0]);
-            } else {
-                zigzag(b, out);
-            }
+            write_branch(b, padded && written.get() % 2 == 0, out);
         };
         // A `["null", "long"]` value (map values, `n`'s items, the record in `r`).
         let nullable_long = |v: Option<i64>, out: &mut Vec<u8>| match v {
@@ -358,10 +346,6 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
 #[test]
 fn a_bad_item_after_a_fast_block_names_its_position() {
     let schema = Schema::parse(ITEMS).unwrap();
-    let string = |s: &str, out: &mut Vec<u8>| {
-        zigzag(s.len() as i64, out);
-        out.extend(s.as_bytes());
-    };
     // a: two blocks of two strings; m: one good entry, then a block whose second entry has
     // branch index 2 (out of range for ["null","long"]).
     let mut data = Vec::new();
@@ -671,11 +655,7 @@ fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
             };
             let index = if present { 1 - null } else { null };
             for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
-                if pad {
-                    out.extend([0x80 | (index as u8 * 2), 0]);
-                } else {
-                    out.push(index as u8 * 2);
-                }
+                write_branch(index, pad, out);
                 if present {
                     out.extend(&value);
                 }
@@ -781,11 +761,7 @@ fn nullable_uuids_without_a_branch_match_the_reference() {
                 .collect();
             let index = if present { 1 - null } else { null };
             for (out, pad) in [(&mut plain, false), (&mut padded, true)] {
-                if pad {
-                    out.extend([0x80 | (index as u8 * 2), 0]);
-                } else {
-                    out.push(index as u8 * 2);
-                }
+                write_branch(index, pad, out);
                 if present {
                     // The length, 36 (padded: 72 as two bytes).
                     out.extend(if pad { &[0xC8, 0x00][..] } else { &[72][..] });
