@@ -896,38 +896,22 @@ mod tests {
             );
         }
 
-        // A bad branch index deep inside is named by its path.
-        let mut data = Vec::new();
-        data.extend([2, 2, 2, b's']);
-        data.extend([6, 0, 0]);
-        data.extend([0; 10]);
-        let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
-        assert!(
-            matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 3, .. }),
-            "{e}"
-        );
-        assert_eq!(e.field_path(), "a.b.n", "{e}");
-        // And four records deep, after the inner records' first fields were read.
-        let mut data = Vec::new();
-        data.extend([2, 2, 2, b's', 0]);
-        data.extend([0, 0, 4, 0]);
-        data.extend([0; 10]);
-        let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
-        assert!(
-            matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
-            "{e}"
-        );
-        assert_eq!(e.field_path(), "a.b.c.d.p", "{e}");
-        // And in a nullable record among them.
-        let mut data = Vec::new();
-        data.extend([2, 2, 2, b's', 0]);
-        data.extend([0, 0, 0, 2, 0, 4]);
-        data.extend([0; 10]);
-        let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
-        assert!(
-            matches!(e.kind(), DecodeErrorKind::UnionIndex { index: 2, .. }),
-            "{e}"
-        );
-        assert_eq!(e.field_path(), "a.b.m.h", "{e}");
+        // A bad branch index deep inside is named by its path: in B, four records deep
+        // (after the inner records' first fields were read), and in a nullable record among
+        // them. (The zeros after each are the rest of the record's minimum size.)
+        for (head, bad_index, path) in [
+            (&[2, 2, 2, b's', 6][..], 3, "a.b.n"),
+            (&[2, 2, 2, b's', 0, 0, 0, 4][..], 2, "a.b.c.d.p"),
+            (&[2, 2, 2, b's', 0, 0, 0, 0, 2, 0, 4][..], 2, "a.b.m.h"),
+        ] {
+            let mut data = head.to_vec();
+            data.extend([0; 12]);
+            let e = decoder(NESTED, 10).decode_block(&data, 1).unwrap_err();
+            assert!(
+                matches!(e.kind(), DecodeErrorKind::UnionIndex { index, .. } if *index == bad_index),
+                "{path}: {e}"
+            );
+            assert_eq!(e.field_path(), path, "{e}");
+        }
     }
 }

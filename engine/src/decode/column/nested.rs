@@ -514,7 +514,7 @@ impl NullableCol {
                 f.pos += 1;
                 self.validity.push(true);
                 decode_primitive_sticky!(&mut self.child, f, other => match other {
-                    Column::Struct(s) if INLINE_RECORD => s.fields_sticky_inline(f, c),
+                    Column::Struct(s) if INLINE_RECORD => s.fields_sticky_inline::<K, false>(f, c),
                     Column::Struct(s) => s.fields_sticky(f, c),
                     Column::List(l) => l.field_sticky(f, c),
                     Column::Map(m) => m.decode_sticky(f, c),

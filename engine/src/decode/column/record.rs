@@ -193,22 +193,20 @@ impl StructCol {
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
     ) {
-        for col in self.columns.iter_mut() {
-            field_sticky::<K, true>(col, f, c);
-        }
-        self.len += 1;
+        self.fields_sticky_inline::<K, true>(f, c);
     }
 
-    /// [`StructCol::fields_sticky`]'s body for a record among its fields, inlined there;
-    /// records inside this one go through the call again.
+    /// [`StructCol::fields_sticky`]'s body, inline: its own (`INLINE_RECORD`, the records
+    /// among its fields inline too), and for a record among those fields or in a row loop
+    /// (without: records inside this one go through the call again).
     #[inline(always)]
-    pub(super) fn fields_sticky_inline<K: Kernel>(
+    pub(super) fn fields_sticky_inline<K: Kernel, const INLINE_RECORD: bool>(
         &mut self,
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
     ) {
         for col in self.columns.iter_mut() {
-            field_sticky::<K, false>(col, f, c);
+            field_sticky::<K, INLINE_RECORD>(col, f, c);
         }
         self.len += 1;
     }
@@ -449,7 +447,7 @@ fn field_sticky<K: Kernel, const INLINE_RECORD: bool>(
         Column::Nullable(n) => n.decode_sticky_with::<K, INLINE_RECORD>(f, c),
         Column::Union(u) => u.decode_sticky(f, c),
         Column::List(l) => l.field_sticky(f, c),
-        Column::Struct(s) if INLINE_RECORD => s.fields_sticky_inline(f, c),
+        Column::Struct(s) if INLINE_RECORD => s.fields_sticky_inline::<K, false>(f, c),
         Column::Struct(s) => s.fields_sticky(f, c),
         Column::Map(m) => m.decode_sticky(f, c),
         Column::Skip(s) => s.skip_column_sticky(f),
