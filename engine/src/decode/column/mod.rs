@@ -5,8 +5,8 @@
 //! This module owns the [`Column`] enum and its dispatch (decoding one value, lengths, sizes,
 //! truncation, placeholders, reserving, finishing), and the macros and helpers the parts share;
 //! the builders themselves live in [`scalar`] (numbers, enums, decimals), [`bytes`] (strings,
-//! bytes, fixed), [`nested`] (lists, maps, nullables, unions) and [`record`] ([`StructCol`] and
-//! its record loops).
+//! bytes, fixed), [`nested`] (lists, maps, nullables), [`union`] (general unions) and [`record`]
+//! ([`StructCol`] and its record loops).
 
 use super::bits::Bits;
 use super::cursor::{Cursor, Sticky};
@@ -148,12 +148,14 @@ mod nested;
 mod record;
 pub(crate) mod resolve;
 mod scalar;
+mod union;
 mod uuid;
 
 pub(crate) use bytes::{BytesCol, BytesKind, FixedCol};
-pub(crate) use nested::{ListCol, MapCol, NullableCol, UnionCol};
+pub(crate) use nested::{ListCol, MapCol, NullableCol};
 pub(crate) use record::StructCol;
 pub(crate) use scalar::{DecimalCol, DecimalSource, EnumCol, EnumRemap, Prim};
+pub(crate) use union::UnionCol;
 
 use uuid::parse_uuid;
 
