@@ -52,13 +52,13 @@ impl BytesCol {
         }
     }
 
-    /// Room for `n` more values; the data buffer gets the last batch's mean length per value,
-    /// so that it does not regrow (and copy) while a batch fills.
+    /// Room for `n` more values; the data buffer gets the last batch's mean length per value
+    /// and some ([`super::room`]), so that it does not regrow (and copy) while a batch fills.
     pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
         grow(&mut self.offsets, n, pool);
         grow(
             &mut self.data,
-            n.saturating_mul(self.mean_len).saturating_add(CHUNK),
+            super::room(n, self.mean_len).saturating_add(CHUNK),
             pool,
         );
     }
@@ -473,6 +473,32 @@ fn check_value_utf8(value: &[u8], at: usize) -> Result<(), DecodeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A batch whose values are a few percent longer than the last batch's fits the room
+    /// reserved for it: the data buffer is not regrown (copied into fresh memory) as it
+    /// fills. Values of under 16 bytes keep the room of their rounded-up mean.
+    #[test]
+    fn a_batch_a_little_longer_than_the_last_fits_its_room() {
+        use crate::decode::pool::BufferPool;
+        let pool = Arc::new(BufferPool::default());
+        let buf = vec![7u8; 400];
+        let fill = |col: &mut BytesCol, n: usize, len: usize| {
+            for _ in 0..n {
+                append_bytes(&mut col.data, &buf, 0, len);
+                col.offsets.push(col.data.len() as i32);
+            }
+        };
+        for (mean, longer) in [(100, 105), (300, 318), (10, 10)] {
+            let mut col = BytesCol::new(BytesKind::Binary, false);
+            col.reserve(1000, Some(&pool));
+            fill(&mut col, 1000, mean);
+            drop(col.finish(None, &pool));
+            col.reserve(1000, Some(&pool));
+            let data = col.data.as_ptr();
+            fill(&mut col, 1000, longer);
+            assert_eq!(col.data.as_ptr(), data, "mean {mean}, then {longer}");
+        }
+    }
 
     #[test]
     fn append_bytes_matches_extend_from_slice() {
