@@ -14,6 +14,13 @@
 //! `(file bytes + Arrow bytes) / copy rate`, where the copy rate is the bytes a `memcpy` of a
 //! buffer the file's size into a reused one reads and writes per second (best of 7, measured
 //! per file). 100 % would be decoding at the speed of copying; the rest is the room.
+//!
+//! Both readers run in this one process, on glibc's allocator, whose threshold for serving
+//! a buffer with `mmap` rises with the largest mapped buffer freed so far: a reader's speed
+//! would then depend on the allocation history of the process (arrow-avro's `bytes` took
+//! 85–105 or 180–320 ns/row from run to run). The threshold is pinned at glibc's starting
+//! value before anything is timed, so every large buffer of either reader is mapped, as in a
+//! fresh process reading one file.
 
 use arrow_array::{Array, RecordBatch};
 use avrow_benches::args::{arg, number};
@@ -55,6 +62,7 @@ fn copy_rate(len: usize) -> f64 {
 }
 
 fn main() {
+    pin_mmap_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = number(&args, "--rounds", 7).max(1);
     let target: f64 = arg(&args, "--target")
@@ -144,3 +152,17 @@ fn main() {
         );
     }
 }
+
+/// Pin glibc's `mmap` threshold at its starting value, 128 KiB (a pinned threshold does not
+/// move); see the module documentation.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn pin_mmap_threshold() {
+    // SAFETY: `mallopt` only sets an allocator parameter; it is called before this program
+    // starts any thread.
+    let pinned = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10) };
+    assert_eq!(pinned, 1, "mallopt(M_MMAP_THRESHOLD)");
+}
+
+/// Other allocators keep no such threshold.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn pin_mmap_threshold() {}
