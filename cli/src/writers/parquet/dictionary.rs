@@ -1,27 +1,40 @@
-//! Dictionary columns written from their Arrow keys: Avro enums, and any Arrow dictionary of
-//! strings or bytes reached through records only (not inside lists or maps).
+//! Dictionary-encoded byte-array columns written by avrow instead of the `parquet` crate:
+//! Arrow dictionaries of strings or bytes (Avro enums), and string and binary columns for which
+//! the writer's plan chose a dictionary (`encoding.rs`: low-cardinality strings such as a
+//! change record's operation, source table or status), reached through records only (not
+//! inside lists or maps).
 //!
-//! The `parquet` crate writes a dictionary array as it writes strings: it interns every row's
-//! value (a hash and a comparison per row) and finds the statistics by comparing every row's
-//! value with the page's minimum and maximum. An Arrow dictionary already is one. Here each
-//! batch's dictionary is interned once (a table from its keys to the column chunk's ids, kept
-//! while batches share the dictionary, as the decoder's do), a row costs a lookup, the pages
-//! hold the ids hybrid-encoded (`hybrid.rs`), and the statistics come from the set of ids each
-//! page uses. The chunk (dictionary page, v1 data pages, chunk statistics, column and offset
-//! indexes, page encoding statistics) is spliced into the row group as the crate splices its
-//! own (`SerializedRowGroupWriter::append_column`). Pages end every
-//! `data_page_row_count_limit` rows (or earlier at the page size limit), wherever batches end.
+//! The `parquet` crate writes such a column by interning every row's value in a general
+//! interner and finding the statistics by comparing every row's value with the page's
+//! minimum and maximum, with page buffers that grow (fresh memory, slow to touch on virtual
+//! machines) per page. Here a dictionary array's dictionary is interned once per batch (a
+//! table from its keys to the column chunk's ids, kept while batches share the dictionary, as
+//! the decoder's do) and a row costs a lookup; a string row costs one hash-table probe
+//! (`interner.rs`), none when it repeats the row before; the pages hold the ids hybrid-encoded
+//! (`hybrid.rs`) in buffers reused from page to page, and the statistics come from the set of
+//! ids each page uses. As the crate does, a dictionary whose page outgrows the dictionary page
+//! size limit stops growing: the pages so far keep it, the rest of the chunk is PLAIN (bounds
+//! then found value by value). Bounds longer than the truncation lengths are shortened as the
+//! crate shortens them (`bounds.rs`). The chunk (dictionary page, v1 data pages, chunk
+//! statistics, column and offset indexes, page encoding statistics) is spliced into the row
+//! group as the crate splices its own (`SerializedRowGroupWriter::append_column`). Pages end
+//! every `data_page_row_count_limit` rows (or earlier at the page size limit), wherever
+//! batches end.
 //!
 //! Taken only where the crate would write a dictionary, without a bloom filter, with v1 data
-//! pages and a codec this module has (none, snappy, zstd); other columns stay with the crate.
-//! The dictionary never falls back to PLAIN: an enum's symbols are bounded by its schema.
+//! pages, PLAIN as the fallback encoding and a codec this module has (none, snappy, zstd);
+//! other columns stay with the crate.
 
+use super::bounds;
 use super::hybrid;
+use super::interner::Dictionary;
 use anyhow::{anyhow, bail, Context, Result};
 use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use arrow::datatypes::{DataType, Field, Fields};
 use bytes::Bytes;
-use parquet::basic::{Compression, Encoding, PageType, Type as Physical};
+use parquet::basic::{
+    Compression, ConvertedType, Encoding, LogicalType, PageType, Type as Physical,
+};
 use parquet::column::page::{CompressedPage, Page, PageWriter};
 use parquet::column::writer::ColumnCloseResult;
 use parquet::data_type::ByteArray;
@@ -29,12 +42,11 @@ use parquet::file::metadata::{
     ColumnChunkMetaData, ColumnIndexBuilder, OffsetIndexBuilder, PageEncodingStats,
 };
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
-use parquet::file::statistics::Statistics;
+use parquet::file::statistics::{Statistics, ValueStatistics};
 use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::{ColumnDescPtr, SchemaDescriptor};
-use std::collections::HashMap;
 
-/// Where a dictionary leaf column is in a batch: its top-level column, the struct children
+/// Where a leaf column written here is in a batch: its top-level column, the struct children
 /// down to it, whether each field on the way is nullable (the top-level one first, the leaf
 /// last), and the column's maximum definition level (the nullable ones).
 #[derive(Debug, Clone)]
@@ -47,7 +59,7 @@ pub struct KeyPath {
     name: String,
 }
 
-/// The dictionary columns of a schema.
+/// The columns of a schema written here.
 #[derive(Debug, Clone)]
 pub struct KeyColumns {
     /// Per Parquet leaf column, in order: its path if this module writes it.
@@ -87,9 +99,11 @@ impl KeyColumns {
                 );
                 let levels = column.max_rep_level() == 0
                     && column.max_def_level() == i16::from(path.max_def);
+                let fallback = matches!(props.encoding(col), None | Some(Encoding::PLAIN));
                 (column.physical_type() == Physical::BYTE_ARRAY
                     && levels
                     && codec
+                    && fallback
                     && props.dictionary_enabled(col)
                     && props.bloom_filter_properties(col).is_none())
                 .then(|| KeyPath {
@@ -135,18 +149,37 @@ fn walk(
                     DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary
                 ) =>
         {
-            let defs = nullable.iter().filter(|n| **n).count();
-            out.push(u8::try_from(defs).ok().map(|max_def| KeyPath {
-                top,
-                children: children.clone(),
-                nullable: nullable.clone(),
-                max_def,
-                name: String::new(),
-            }));
+            out.push(key_path(top, children, nullable));
         }
+        data_type if is_bytes(data_type) => out.push(key_path(top, children, nullable)),
         other => out.extend(std::iter::repeat_n(None, leaf_count(other))),
     }
     nullable.pop();
+}
+
+/// Whether columns of `data_type` (not a dictionary) are written here.
+fn is_bytes(data_type: &DataType) -> bool {
+    matches!(
+        data_type,
+        DataType::Utf8
+            | DataType::LargeUtf8
+            | DataType::Utf8View
+            | DataType::Binary
+            | DataType::LargeBinary
+            | DataType::BinaryView
+    )
+}
+
+/// The path of a leaf column under the fields `nullable` says, if its levels fit a byte.
+fn key_path(top: usize, children: &[usize], nullable: &[bool]) -> Option<KeyPath> {
+    let defs = nullable.iter().filter(|n| **n).count();
+    u8::try_from(defs).ok().map(|max_def| KeyPath {
+        top,
+        children: children.to_vec(),
+        nullable: nullable.to_vec(),
+        max_def,
+        name: String::new(),
+    })
 }
 
 /// The Parquet leaf columns of a field of type `data_type`.
@@ -163,10 +196,10 @@ fn leaf_count(data_type: &DataType) -> usize {
     }
 }
 
-/// One batch of a dictionary column: the leaf's dictionary array and, when the column has
-/// definition levels, every row's.
+/// One batch of a column written here: the leaf's array (a dictionary, strings or bytes) and,
+/// when the column has definition levels, every row's.
 pub struct KeyLeaf {
-    dict: ArrayRef,
+    values: ArrayRef,
     def: Option<Vec<u8>>,
 }
 
@@ -216,41 +249,18 @@ impl KeyPath {
                 _ => {}
             }
         }
-        if node.as_any_dictionary_opt().is_none() {
-            bail!("a dictionary column is not a dictionary array");
+        let expected = match node.data_type() {
+            DataType::Dictionary(..) => node.as_any_dictionary_opt().is_some(),
+            data_type => is_bytes(data_type),
+        };
+        if !expected {
+            bail!(
+                "column {}: an array of {} where its schema has another type",
+                self.name,
+                node.data_type()
+            );
         }
-        Ok(KeyLeaf { dict: node, def })
-    }
-}
-
-/// The values of a column chunk's dictionary, in id order, and their ids.
-#[derive(Default)]
-struct Dictionary {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-    ids: HashMap<Box<[u8]>, u32>,
-}
-
-impl Dictionary {
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn get(&self, id: u32) -> &[u8] {
-        let id = id as usize;
-        let start = if id == 0 { 0 } else { self.ends[id - 1] };
-        &self.bytes[start..self.ends[id]]
-    }
-
-    fn intern(&mut self, value: &[u8]) -> Result<u32> {
-        if let Some(&id) = self.ids.get(value) {
-            return Ok(id);
-        }
-        let id = u32::try_from(self.ends.len()).context("a dictionary of 4 billion values")?;
-        self.bytes.extend_from_slice(value);
-        self.ends.push(self.bytes.len());
-        self.ids.insert(value.into(), id);
-        Ok(id)
+        Ok(KeyLeaf { values: node, def })
     }
 }
 
@@ -282,6 +292,25 @@ impl Codec {
     }
 }
 
+/// Value `i` of a string or binary array, as bytes.
+///
+/// # Errors
+/// `i` is outside the array, or the array is of another type.
+fn byte_value(values: &ArrayRef, i: usize) -> Result<&[u8]> {
+    if i >= values.len() {
+        bail!("a value ({i}) outside its array of {}", values.len());
+    }
+    Ok(match values.data_type() {
+        DataType::Utf8 => values.as_string::<i32>().value(i).as_bytes(),
+        DataType::LargeUtf8 => values.as_string::<i64>().value(i).as_bytes(),
+        DataType::Utf8View => values.as_string_view().value(i).as_bytes(),
+        DataType::Binary => values.as_binary::<i32>().value(i),
+        DataType::LargeBinary => values.as_binary::<i64>().value(i),
+        DataType::BinaryView => values.as_binary_view().value(i),
+        other => bail!("a column of {other} is not written here"),
+    })
+}
+
 /// A key whose value has no id yet.
 const UNASSIGNED: u32 = u32::MAX;
 
@@ -308,17 +337,62 @@ impl Remap {
 
     #[cold]
     fn first_use(&mut self, k: usize, dictionary: &mut Dictionary) -> Result<u32> {
-        let values = &self.values;
-        let value = match values.data_type() {
-            DataType::Utf8 => values.as_string::<i32>().value(k).as_bytes(),
-            DataType::LargeUtf8 => values.as_string::<i64>().value(k).as_bytes(),
-            DataType::Binary => values.as_binary::<i32>().value(k),
-            DataType::LargeBinary => values.as_binary::<i64>().value(k),
-            other => bail!("a dictionary of {other} is not written here"),
-        };
-        let id = dictionary.intern(value)?;
+        let id = dictionary.intern(byte_value(&self.values, k)?)?;
         self.ids[k] = id;
         Ok(id)
+    }
+}
+
+/// The rows of one batch of a column, as ids in the chunk's dictionary or, once it has fallen
+/// back, as values.
+trait Rows {
+    /// The id of row `r`'s value (a present row), interned on its first use.
+    fn id(&mut self, r: usize, dictionary: &mut Dictionary) -> Result<u32>;
+    /// Appends row `r`'s value to `page` (after the fallback).
+    fn push_value(&self, r: usize, page: &mut PageBuf) -> Result<()>;
+}
+
+/// The rows of a dictionary array: a key each.
+struct Keys<'a> {
+    keys: &'a [usize],
+    remap: &'a mut Remap,
+}
+
+impl Rows for Keys<'_> {
+    #[inline]
+    fn id(&mut self, r: usize, dictionary: &mut Dictionary) -> Result<u32> {
+        self.remap.id(self.keys[r], dictionary)
+    }
+
+    fn push_value(&self, r: usize, page: &mut PageBuf) -> Result<()> {
+        page.push_plain(byte_value(&self.remap.values, self.keys[r])?)
+    }
+}
+
+/// The rows of a string or binary array, interned one by one; a row equal to the last one
+/// interned (runs of one value, common in sorted or clustered data) takes its id without a
+/// lookup.
+struct Strings<F> {
+    get: F,
+    last: Option<u32>,
+}
+
+impl<'a, F: Fn(usize) -> &'a [u8]> Rows for Strings<F> {
+    #[inline]
+    fn id(&mut self, r: usize, dictionary: &mut Dictionary) -> Result<u32> {
+        let value = (self.get)(r);
+        if let Some(last) = self.last {
+            if dictionary.get(last) == value {
+                return Ok(last);
+            }
+        }
+        let id = dictionary.intern(value)?;
+        self.last = Some(id);
+        Ok(id)
+    }
+
+    fn push_value(&self, r: usize, page: &mut PageBuf) -> Result<()> {
+        page.push_plain((self.get)(r))
     }
 }
 
@@ -327,11 +401,15 @@ impl Remap {
 struct PageBuf {
     /// Definition levels of its rows (when the column has them).
     def: Vec<u8>,
-    /// Ids of its values (rows that are not null).
+    /// Ids of its values (rows that are not null), before the fallback.
     ids: Vec<u32>,
     rows: usize,
     /// The ids it uses, one bit each.
     used: Vec<u64>,
+    /// After the fallback: its values PLAIN-encoded, how many, and the smallest and largest.
+    plain: Vec<u8>,
+    values: usize,
+    bounds: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 impl PageBuf {
@@ -345,15 +423,40 @@ impl PageBuf {
         }
         self.used[word] |= 1 << (id & 63);
     }
+
+    /// Appends a value after the fallback.
+    fn push_plain(&mut self, value: &[u8]) -> Result<()> {
+        let len = u32::try_from(value.len()).context("a value over 4 GiB")?;
+        self.plain.extend_from_slice(&len.to_le_bytes());
+        self.plain.extend_from_slice(value);
+        self.values += 1;
+        match &mut self.bounds {
+            None => self.bounds = Some((value.to_vec(), value.to_vec())),
+            Some((low, _)) if value < low.as_slice() => {
+                low.clear();
+                low.extend_from_slice(value);
+            }
+            Some((_, high)) if value > high.as_slice() => {
+                high.clear();
+                high.extend_from_slice(value);
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
 }
+
+/// Rows written at a time after the fallback, between checks of the page size (the `parquet`
+/// crate's write batch size).
+const PLAIN_STEP: usize = 1024;
 
 /// A data page written, with what its statistics need.
 struct DataPage {
     page: CompressedPage,
     rows: usize,
     nulls: usize,
-    /// The ids of its smallest and largest value; `None` if all are null.
-    range: Option<(u32, u32)>,
+    /// Its smallest and largest value, whole; `None` if all are null.
+    bounds: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 /// Writes one dictionary column of one row group.
@@ -367,13 +470,20 @@ pub struct KeyWriter {
     /// Longest value the column index (and the chunk statistics) hold, if limited.
     index_truncate: Option<usize>,
     statistics_truncate: Option<usize>,
+    /// Whether bounds are shortened as UTF-8.
+    utf8: bool,
     page_rows: usize,
     page_bytes: usize,
+    /// The dictionary page's size past which the column falls back to PLAIN pages.
+    dictionary_bytes: usize,
     dictionary: Dictionary,
+    fallback: bool,
     /// The last batch's dictionary and the ids of its keys here.
     last: Option<Remap>,
     page: PageBuf,
     pages: Vec<DataPage>,
+    /// Data pages of each encoding: RLE_DICTIONARY, PLAIN.
+    encoded: [i32; 2],
     scratch: Vec<u8>,
 }
 
@@ -393,15 +503,20 @@ impl KeyWriter {
             offset_index: !props.offset_index_disabled(),
             index_truncate: props.column_index_truncate_length(),
             statistics_truncate: props.statistics_truncate_length(),
+            utf8: descr.logical_type_ref() == Some(&LogicalType::String)
+                || descr.converted_type() == ConvertedType::UTF8,
             page_rows: props
                 .data_page_row_count_limit()
                 .clamp(1, i32::MAX as usize),
             page_bytes: props.column_data_page_size_limit(col).max(1),
+            dictionary_bytes: props.column_dictionary_page_size_limit(col),
             descr,
             dictionary: Dictionary::default(),
+            fallback: false,
             last: None,
             page: PageBuf::default(),
             pages: Vec::new(),
+            encoded: [0; 2],
             scratch: Vec::new(),
         })
     }
@@ -420,9 +535,12 @@ impl KeyWriter {
         }
     }
 
-    /// Rows that make a page (at least one): the row limit, or fewer ids than fill the page
-    /// size limit at the dictionary's width.
+    /// Rows that make a page (at least one): the row limit, or before the fallback fewer ids
+    /// than fill the page size limit at the dictionary's width.
     fn capacity(&self) -> usize {
+        if self.fallback {
+            return self.page_rows;
+        }
         let width = hybrid::bits_for(self.dictionary.len().saturating_sub(1) as u64).max(1);
         let by_bytes = self.page_bytes.saturating_mul(8) / usize::from(width);
         self.page_rows.min(by_bytes).max(1)
@@ -433,55 +551,135 @@ impl KeyWriter {
     /// # Errors
     /// A key outside its dictionary, or compressing a page fails.
     pub fn write(&mut self, leaf: &KeyLeaf) -> Result<()> {
-        let dict = leaf
-            .dict
-            .as_any_dictionary_opt()
-            .ok_or_else(|| anyhow!("a dictionary column is not a dictionary array"))?;
-        let mut remap = self.remap(dict.values());
-        // An empty dictionary (an enum without symbols, or a union branch no row of the batch
-        // takes) can only be under null rows: a present one finds no id and is an error.
-        let keys = if remap.values.is_empty() {
-            vec![0; dict.keys().len()]
-        } else {
-            dict.normalized_keys()
-        };
+        let values = &leaf.values;
+        let def = leaf.def.as_deref();
+        let rows = values.len();
+        match values.data_type() {
+            DataType::Dictionary(..) => {
+                let dict = values
+                    .as_any_dictionary_opt()
+                    .ok_or_else(|| anyhow!("a dictionary column is not a dictionary array"))?;
+                let mut remap = self.remap(dict.values());
+                // An empty dictionary (an enum without symbols, or a union branch no row of
+                // the batch takes) can only be under null rows: a present one finds no id and
+                // is an error.
+                let keys = if remap.values.is_empty() {
+                    vec![0; dict.keys().len()]
+                } else {
+                    dict.normalized_keys()
+                };
+                let result = self.write_rows(
+                    def,
+                    rows,
+                    &mut Keys {
+                        keys: &keys,
+                        remap: &mut remap,
+                    },
+                );
+                self.last = Some(remap);
+                result
+            }
+            DataType::Utf8 => {
+                let array = values.as_string::<i32>();
+                self.write_strings(def, rows, |i| array.value(i).as_bytes())
+            }
+            DataType::LargeUtf8 => {
+                let array = values.as_string::<i64>();
+                self.write_strings(def, rows, |i| array.value(i).as_bytes())
+            }
+            DataType::Utf8View => {
+                let array = values.as_string_view();
+                self.write_strings(def, rows, |i| array.value(i).as_bytes())
+            }
+            DataType::Binary => {
+                let array = values.as_binary::<i32>();
+                self.write_strings(def, rows, |i| array.value(i))
+            }
+            DataType::LargeBinary => {
+                let array = values.as_binary::<i64>();
+                self.write_strings(def, rows, |i| array.value(i))
+            }
+            DataType::BinaryView => {
+                let array = values.as_binary_view();
+                self.write_strings(def, rows, |i| array.value(i))
+            }
+            other => bail!("a column of {other} is not written here"),
+        }
+    }
+
+    fn write_strings<'a>(
+        &mut self,
+        def: Option<&[u8]>,
+        rows: usize,
+        get: impl Fn(usize) -> &'a [u8],
+    ) -> Result<()> {
+        self.write_rows(def, rows, &mut Strings { get, last: None })
+    }
+
+    /// Encodes `n` rows of `rows` with their definition levels `def` (if the column has them).
+    fn write_rows(&mut self, def: Option<&[u8]>, n: usize, rows: &mut impl Rows) -> Result<()> {
+        if def.is_some_and(|def| def.len() != n) {
+            bail!(
+                "column {}: levels of another length than its values",
+                self.descr.path()
+            );
+        }
+        let max_def = self.max_def;
         let mut i = 0;
-        while i < keys.len() {
+        while i < n {
             if self.page.rows >= self.capacity() {
                 self.flush_page()?;
             }
-            let take = (self.capacity() - self.page.rows).min(keys.len() - i);
+            let mut take = (self.capacity() - self.page.rows).min(n - i);
+            if self.fallback {
+                take = take.min(PLAIN_STEP);
+            }
+            let range = i..i + take;
             let (page, dictionary) = (&mut self.page, &mut self.dictionary);
-            match &leaf.def {
-                None => {
-                    for &k in &keys[i..i + take] {
-                        page.push(remap.id(k, dictionary)?);
+            if let Some(def) = def {
+                page.def.extend_from_slice(&def[range.clone()]);
+            }
+            match (self.fallback, def) {
+                (false, None) => {
+                    for r in range {
+                        page.push(rows.id(r, dictionary)?);
                     }
                 }
-                Some(def) => {
-                    page.def.extend_from_slice(&def[i..i + take]);
-                    for (&d, &k) in def[i..i + take].iter().zip(&keys[i..i + take]) {
-                        if d == self.max_def {
-                            page.push(remap.id(k, dictionary)?);
+                (false, Some(def)) => {
+                    for r in range {
+                        if def[r] == max_def {
+                            page.push(rows.id(r, dictionary)?);
+                        }
+                    }
+                }
+                (true, def) => {
+                    for r in range {
+                        if def.is_none_or(|def| def[r] == max_def) {
+                            rows.push_value(r, page)?;
                         }
                     }
                 }
             }
             page.rows += take;
             i += take;
-            if self.page.rows >= self.capacity() {
+            if !self.fallback && self.dictionary.page_size() > self.dictionary_bytes {
+                // As the crate does: the pages so far keep the dictionary, the rest are PLAIN.
+                self.flush_page()?;
+                self.fallback = true;
+            } else if self.page.rows >= self.capacity()
+                || (self.fallback && self.page.plain.len() >= self.page_bytes)
+            {
                 self.flush_page()?;
             }
         }
-        self.last = Some(remap);
         Ok(())
     }
 
-    /// The ids of the smallest and largest value the page in progress uses (none if it has
-    /// no values); clears its set of ids.
-    fn take_range(&mut self) -> Option<(u32, u32)> {
+    /// The smallest and largest value the page in progress uses (none if it has no values);
+    /// clears its set of ids.
+    fn take_range(&mut self) -> Option<(Vec<u8>, Vec<u8>)> {
         let dictionary = &self.dictionary;
-        let mut range: Option<(u32, u32)> = None;
+        let mut range: Option<(&[u8], &[u8])> = None;
         for (w, word) in self.page.used.iter_mut().enumerate() {
             let mut bits = std::mem::take(word);
             while bits != 0 {
@@ -489,15 +687,12 @@ impl KeyWriter {
                 bits &= bits - 1;
                 let value = dictionary.get(id);
                 range = Some(match range {
-                    None => (id, id),
-                    Some((lo, hi)) => (
-                        if value < dictionary.get(lo) { id } else { lo },
-                        if value > dictionary.get(hi) { id } else { hi },
-                    ),
+                    None => (value, value),
+                    Some((low, high)) => (low.min(value), high.max(value)),
                 });
             }
         }
-        range
+        range.map(|(low, high)| (low.to_vec(), high.to_vec()))
     }
 
     /// Encodes and compresses the page in progress.
@@ -506,7 +701,6 @@ impl KeyWriter {
         if rows == 0 {
             return Ok(());
         }
-        let width = hybrid::bits_for(self.dictionary.len().saturating_sub(1) as u64).max(1);
         let mut buf = std::mem::take(&mut self.scratch);
         buf.clear();
         if self.max_def > 0 {
@@ -519,30 +713,40 @@ impl KeyWriter {
             let len = u32::try_from(buf.len() - 4).context("definition levels over 4 GiB")?;
             buf[..4].copy_from_slice(&len.to_le_bytes());
         }
-        buf.push(width);
-        hybrid::encode(&self.page.ids, width, &mut buf);
+        let (encoding, values, bounds) = if self.fallback {
+            buf.extend_from_slice(&self.page.plain);
+            self.page.plain.clear();
+            self.encoded[1] += 1;
+            let values = std::mem::take(&mut self.page.values);
+            (Encoding::PLAIN, values, self.page.bounds.take())
+        } else {
+            let width = hybrid::bits_for(self.dictionary.len().saturating_sub(1) as u64).max(1);
+            buf.push(width);
+            hybrid::encode(&self.page.ids, width, &mut buf);
+            self.encoded[0] += 1;
+            let values = self.page.ids.len();
+            self.page.ids.clear();
+            (Encoding::RLE_DICTIONARY, values, self.take_range())
+        };
         let data = self.codec.compress(&buf)?;
         let page = CompressedPage::new(
             Page::DataPage {
                 buf: data,
-                num_values: rows as u32,
-                encoding: Encoding::RLE_DICTIONARY,
+                num_values: u32::try_from(rows).context("a page of 4 billion rows")?,
+                encoding,
                 def_level_encoding: Encoding::RLE,
                 rep_level_encoding: Encoding::RLE,
                 statistics: None,
             },
             buf.len(),
         );
-        let nulls = rows - self.page.ids.len();
-        let range = self.take_range();
         self.pages.push(DataPage {
             page,
             rows,
-            nulls,
-            range,
+            nulls: rows - values,
+            bounds,
         });
         self.page.def.clear();
-        self.page.ids.clear();
         self.page.rows = 0;
         self.scratch = buf;
         Ok(())
@@ -559,12 +763,7 @@ impl KeyWriter {
         }
         let mut sink = TrackedWrite::new(Vec::new());
         let mut writer = SerializedPageWriter::new(&mut sink);
-        let mut plain = Vec::with_capacity(self.dictionary.bytes.len() + 4 * self.dictionary.len());
-        for id in 0..self.dictionary.len() as u32 {
-            let value = self.dictionary.get(id);
-            plain.extend_from_slice(&(value.len() as u32).to_le_bytes());
-            plain.extend_from_slice(value);
-        }
+        let plain = self.dictionary.plain();
         if i32::try_from(plain.len()).is_err() {
             bail!("column {}: a dictionary page over 2 GiB", self.descr.path());
         }
@@ -577,17 +776,17 @@ impl KeyWriter {
             },
             plain.len(),
         );
+        drop(plain);
         let spec = writer.write_page(dictionary_page)?;
         let dictionary_offset = spec.offset as i64;
         let mut compressed = spec.compressed_size as i64;
         let mut uncompressed = spec.uncompressed_size as i64;
         let mut offsets = OffsetIndexBuilder::new();
         let mut index = ColumnIndexBuilder::new(Physical::BYTE_ARRAY);
-        let too_long = |value: &[u8], limit: Option<usize>| limit.is_some_and(|l| value.len() > l);
-        let (mut values, mut nulls, mut range, mut first) = (0u64, 0u64, None, None);
-        let pages = std::mem::take(&mut self.pages);
-        let data_pages = pages.len();
-        for page in pages {
+        let (mut values, mut nulls, mut first) = (0u64, 0u64, None);
+        let mut range: Option<(Vec<u8>, Vec<u8>)> = None;
+        let (truncate, utf8) = (self.index_truncate, self.utf8);
+        for page in std::mem::take(&mut self.pages) {
             let spec = writer.write_page(page.page)?;
             first.get_or_insert(spec.offset as i64);
             compressed += spec.compressed_size as i64;
@@ -596,26 +795,39 @@ impl KeyWriter {
             offsets.append_row_count(page.rows as i64);
             values += page.rows as u64;
             nulls += page.nulls as u64;
-            match page.range {
+            match page.bounds {
                 None => index.append(true, Vec::new(), Vec::new(), page.nulls as i64),
-                Some((lo, hi)) => {
-                    let (min, max) = (self.dictionary.get(lo), self.dictionary.get(hi));
-                    if too_long(min, self.index_truncate) || too_long(max, self.index_truncate) {
-                        // Shortened bounds are not worth their code here: no index.
-                        index.to_invalid();
-                    }
-                    index.append(false, min.to_vec(), max.to_vec(), page.nulls as i64);
+                Some((low, high)) => {
+                    index.append(
+                        false,
+                        bounds::lower(&low, truncate, utf8).0,
+                        bounds::upper(&high, truncate, utf8).0,
+                        page.nulls as i64,
+                    );
                     range = Some(match range {
-                        None => (lo, hi),
-                        Some((l, h)) => (
-                            if min < self.dictionary.get(l) { lo } else { l },
-                            if max > self.dictionary.get(h) { hi } else { h },
-                        ),
+                        None => (low, high),
+                        Some((l, h)) => (l.min(low), h.max(high)),
                     });
                 }
             }
         }
         writer.close()?;
+        let mut page_stats = vec![PageEncodingStats {
+            page_type: PageType::DICTIONARY_PAGE,
+            encoding: Encoding::PLAIN,
+            count: 1,
+        }];
+        for (encoding, count) in [Encoding::RLE_DICTIONARY, Encoding::PLAIN]
+            .into_iter()
+            .zip(self.encoded)
+            .filter(|(_, count)| *count > 0)
+        {
+            page_stats.push(PageEncodingStats {
+                page_type: PageType::DATA_PAGE,
+                encoding,
+                count,
+            });
+        }
         let mut metadata = ColumnChunkMetaData::builder(self.descr.clone())
             .set_compression(self.compression)
             .set_encodings(vec![
@@ -628,30 +840,25 @@ impl KeyWriter {
             .set_total_uncompressed_size(uncompressed)
             .set_data_page_offset(first.unwrap_or(dictionary_offset))
             .set_dictionary_page_offset(Some(dictionary_offset))
-            .set_page_encoding_stats(vec![
-                PageEncodingStats {
-                    page_type: PageType::DICTIONARY_PAGE,
-                    encoding: Encoding::PLAIN,
-                    count: 1,
-                },
-                PageEncodingStats {
-                    page_type: PageType::DATA_PAGE,
-                    encoding: Encoding::RLE_DICTIONARY,
-                    count: data_pages as i32,
-                },
-            ]);
+            .set_page_encoding_stats(page_stats);
         if self.statistics != EnabledStatistics::None {
-            let bound = |id: u32| {
-                let value = self.dictionary.get(id);
-                (!too_long(value, self.statistics_truncate))
-                    .then(|| ByteArray::from(value.to_vec()))
+            let statistics = match range {
+                Some((low, high)) => {
+                    let (low, low_exact) = bounds::lower(&low, self.statistics_truncate, utf8);
+                    let (high, high_exact) = bounds::upper(&high, self.statistics_truncate, utf8);
+                    ValueStatistics::new(
+                        Some(ByteArray::from(low)),
+                        Some(ByteArray::from(high)),
+                        None,
+                        Some(nulls),
+                        false,
+                    )
+                    .with_min_is_exact(low_exact)
+                    .with_max_is_exact(high_exact)
+                }
+                None => ValueStatistics::new(None, None, None, Some(nulls), false),
             };
-            let (min, max) = match range {
-                Some((lo, hi)) => (bound(lo), bound(hi)),
-                None => (None, None),
-            };
-            metadata =
-                metadata.set_statistics(Statistics::byte_array(min, max, None, Some(nulls), false));
+            metadata = metadata.set_statistics(Statistics::ByteArray(statistics));
         }
         let column_index = match self.statistics {
             EnabledStatistics::Page if index.valid() => Some(index.build()?),

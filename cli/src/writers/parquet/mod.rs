@@ -30,12 +30,15 @@
 //! size ([`Rebatch`]) and one column chunk is always encoded by one writer, in row order: the
 //! file is byte for byte the same whatever the thread count (page boundaries follow the
 //! `--batch-size`), and the same as `ArrowWriter` writes with these properties and batches
-//! (same schema conversion, embedded Arrow schema), except for dictionary columns (Avro
-//! enums) outside lists and maps: `dictionary.rs` writes those from their keys, without the
-//! crate's per-row interning, with pages cut by row count alone.
+//! (same schema conversion, embedded Arrow schema), except for the dictionary-encoded
+//! byte-array columns outside lists and maps (Avro enums, and strings given a dictionary):
+//! `dictionary.rs` writes those, enums from their keys and strings through its own interner,
+//! with pages cut by row count alone.
 
+mod bounds;
 mod dictionary;
 mod hybrid;
+mod interner;
 mod leaf;
 mod rebatch;
 
@@ -302,10 +305,11 @@ fn properties(
         .set_max_row_group_row_count(Some(rows_per_group))
         .set_created_by(format!("avrow version {}", env!("CARGO_PKG_VERSION")));
     let builder = match page_limit {
-        // Tests: many pages, cut by size and by rows.
+        // Tests: many pages, cut by size and by rows, and dictionaries that fall back.
         Some(limit) => builder
             .set_data_page_size_limit(limit)
-            .set_data_page_row_count_limit(limit / 16),
+            .set_data_page_row_count_limit(limit / 16)
+            .set_dictionary_page_size_limit(limit * 4),
         None => builder,
     };
     plan.apply(builder, descriptor).build()

@@ -206,6 +206,11 @@ fn pipelined_encoding_writes_what_one_thread_writes() {
 /// The smallest and largest value and the null count of leaf column `leaf` (a path of
 /// child indices from the top-level column) in `batch`, from the Arrow values.
 fn expected_statistics(batch: &RecordBatch, leaf: &[usize]) -> (Vec<u8>, Vec<u8>, u64) {
+    expected_statistics_opt(batch, leaf).expect("a column with values")
+}
+
+/// [`expected_statistics`], `None` where every value is null.
+fn expected_statistics_opt(batch: &RecordBatch, leaf: &[usize]) -> Option<(Vec<u8>, Vec<u8>, u64)> {
     let mut array = batch.column(leaf[0]).clone();
     let mut nulls = array.logical_nulls();
     for &child in &leaf[1..] {
@@ -223,9 +228,9 @@ fn expected_statistics(batch: &RecordBatch, leaf: &[usize]) -> (Vec<u8>, Vec<u8>
         .filter(|&i| nulls.as_ref().is_none_or(|n| n.is_valid(i)))
         .map(|i| values.value(i))
         .collect();
-    let min = present.iter().min().unwrap().to_vec();
-    let max = present.iter().max().unwrap().to_vec();
-    (min, max, (values.len() - present.len()) as u64)
+    let min = present.iter().min()?.to_vec();
+    let max = present.iter().max()?.to_vec();
+    Some((min, max, (values.len() - present.len()) as u64))
 }
 
 #[test]
@@ -240,15 +245,25 @@ fn dictionaries_outside_lists_are_written_from_their_keys() {
         (columns, keys.whole)
     };
     let (columns, whole) = written(WriterProperties::default());
-    // id, name, values.item, level, maybe, rec.kind, rec.raw, rec.n
-    assert_eq!(columns, [3, 4, 5, 6]);
-    assert_eq!(whole, [false, false, false, true, true, false]);
-    // Not where the crate would write no dictionary, nor with codecs not written here.
-    let path = parquet::schema::types::ColumnPath::from("level");
+    // id, name, values.item, level, maybe, rec.kind, rec.raw, rec.n: the strings (`name`) too
+    // where the properties ask for a dictionary.
+    assert_eq!(columns, [1, 3, 4, 5, 6]);
+    assert_eq!(whole, [false, true, false, true, true, false]);
+    // Not where the crate would write no dictionary, nor with codecs not written here, nor
+    // with a fallback encoding other than PLAIN.
+    use parquet::schema::types::ColumnPath;
     let props = WriterProperties::builder()
-        .set_column_dictionary_enabled(path, false)
+        .set_column_dictionary_enabled(ColumnPath::from("level"), false)
+        .set_column_dictionary_enabled(ColumnPath::from("name"), false)
         .build();
     assert_eq!(written(props).0, [4, 5, 6]);
+    let props = WriterProperties::builder()
+        .set_column_encoding(
+            ColumnPath::from("name"),
+            parquet::basic::Encoding::DELTA_LENGTH_BYTE_ARRAY,
+        )
+        .build();
+    assert_eq!(written(props).0, [3, 4, 5, 6]);
     let props = WriterProperties::builder()
         .set_compression(parquet::basic::Compression::LZ4_RAW)
         .build();
@@ -420,4 +435,191 @@ fn files_of_many_columns_encode_one_row_group_at_a_time() {
     assert_eq!(super::max_groups(2, 100), 1);
     assert_eq!(super::max_groups(2, usize::MAX), 1);
     assert_eq!(super::max_groups(16, 20), 3);
+}
+
+/// Batches of string columns that the plan gives a dictionary (so `dictionary.rs` interns
+/// them row by row): top-level as Utf8, nullable as Utf8View, in a nullable record as
+/// LargeUtf8 and Binary; and `drift`, whose first rows repeat few values and whose later
+/// ones are distinct, some long and not ASCII: its dictionary outgrows the tests' limit and
+/// the rest of each chunk is PLAIN, with bounds longer than the truncation length.
+fn string_batches() -> Vec<RecordBatch> {
+    use arrow::array::{LargeStringArray, StringViewArray};
+    let rec_fields = Fields::from(vec![
+        Field::new("table", DataType::LargeUtf8, true),
+        Field::new("raw", DataType::Binary, false),
+    ]);
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("op", DataType::Utf8, false),
+        Field::new("status", DataType::Utf8View, true),
+        Field::new("rec", DataType::Struct(rec_fields.clone()), true),
+        Field::new("drift", DataType::Utf8, false),
+    ]));
+    (0..30usize)
+        .map(|b| {
+            let rows: Vec<usize> = (b * 300..b * 300 + 300).collect();
+            let ids: ArrayRef =
+                Arc::new(Int64Array::from_iter_values(rows.iter().map(|&i| i as i64)));
+            let op: ArrayRef = Arc::new(StringArray::from_iter_values(
+                rows.iter().map(|&i| ["c", "u", "d"][(i / 7) % 3]),
+            ));
+            let status: ArrayRef = Arc::new(StringViewArray::from_iter(
+                rows.iter()
+                    .map(|&i| (i % 5 != 0).then(|| format!("status-{}", i % 4))),
+            ));
+            let table: ArrayRef = Arc::new(LargeStringArray::from_iter(
+                rows.iter()
+                    .map(|&i| (i % 4 != 1).then(|| format!("t{}", i % 6))),
+            ));
+            let raw: ArrayRef = Arc::new(BinaryArray::from_iter_values(
+                rows.iter().map(|&i| [(i % 3) as u8, 0xff]),
+            ));
+            let rec: ArrayRef = Arc::new(StructArray::new(
+                rec_fields.clone(),
+                vec![table, raw],
+                Some(NullBuffer::from_iter(rows.iter().map(|&i| i % 9 != 0))),
+            ));
+            let drift: ArrayRef = Arc::new(StringArray::from_iter_values(rows.iter().map(|&i| {
+                if i < 5000 {
+                    format!("d{}", i % 3)
+                } else if i % 2 == 0 {
+                    format!("é{}-{}", "x".repeat(70 + i % 13), i)
+                } else {
+                    format!("{i}")
+                }
+            })));
+            RecordBatch::try_new(schema.clone(), vec![ids, op, status, rec, drift]).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn string_dictionaries_are_interned_here_and_fall_back_to_plain() {
+    use parquet::arrow::arrow_reader::ArrowReaderOptions;
+    use parquet::basic::Encoding;
+    use parquet::file::page_index::column_index::ColumnIndexMetaData;
+    use parquet::file::statistics::Statistics;
+    let batches = string_batches();
+    // The string leaves are this module's with the plan's properties.
+    let schema = batches[0].schema();
+    let descriptor = ArrowSchemaConverter::new().convert(&schema).unwrap();
+    let plan = Plan::new(&descriptor, schema.fields(), &batches, true);
+    let options = WriterOptions {
+        compression: Compression::Zstd,
+        level: None,
+        row_group_size: 4000,
+        row_group_bytes: usize::MAX,
+        batch_size: 200,
+        threads: 1,
+        block_size: 1 << 20,
+    };
+    let props = properties(&options, &descriptor, &plan, 4000, Some(2048));
+    let keys = KeyColumns::new(schema.fields(), &descriptor, &props);
+    let written: Vec<usize> = (0..keys.paths.len())
+        .filter(|&c| keys.paths[c].is_some())
+        .collect();
+    // id, op, status, rec.table, rec.raw, drift
+    assert_eq!(written, [1, 2, 3, 4, 5]);
+
+    let reference = write(1, None, 1, 4000, 200, &batches);
+    for (threads, batches) in [(2, batches.clone()), (3, cut_batches(&batches, 77))] {
+        assert!(
+            write(threads, None, 1, 4000, 200, &batches) == reference,
+            "{threads} threads"
+        );
+    }
+    let file = bytes::Bytes::from(reference);
+    let read: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(file.clone())
+        .unwrap()
+        .build()
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
+    let expected = arrow::compute::concat_batches(&schema, &batches).unwrap();
+    assert_eq!(read.columns(), expected.columns());
+
+    let options = ArrowReaderOptions::new()
+        .with_page_index_policy(parquet::file::metadata::PageIndexPolicy::Required);
+    let metadata = ParquetRecordBatchReaderBuilder::try_new_with_options(file.clone(), options)
+        .unwrap()
+        .metadata()
+        .clone();
+    let leaves = [
+        (1, vec![1]),
+        (2, vec![2]),
+        (3, vec![3, 0]),
+        (4, vec![3, 1]),
+        (5, vec![4]),
+    ];
+    let mut fell_back = 0;
+    for g in 0..metadata.num_row_groups() {
+        let start: usize = (0..g)
+            .map(|i| metadata.row_group(i).num_rows() as usize)
+            .sum();
+        let rows = expected.slice(start, metadata.row_group(g).num_rows() as usize);
+        for (c, path) in &leaves {
+            let chunk = metadata.row_group(g).column(*c);
+            let (min, max, nulls) = expected_statistics(&rows, path);
+            let Some(Statistics::ByteArray(stats)) = chunk.statistics() else {
+                panic!("column {c} of row group {g} has no byte array statistics");
+            };
+            let (low, high) = (
+                stats.min_opt().unwrap().data(),
+                stats.max_opt().unwrap().data(),
+            );
+            // Exact bounds where they fit 64 bytes, else shortened ones that still bound.
+            assert_eq!(stats.min_is_exact(), min.len() <= 64, "{c} in {g}");
+            assert_eq!(stats.max_is_exact(), max.len() <= 64, "{c} in {g}");
+            assert!(low <= &min[..] && (low == &min[..]) == stats.min_is_exact());
+            assert!(high >= &max[..] && (high == &max[..]) == stats.max_is_exact());
+            assert!(low.len() <= 64 && high.len() <= 64, "{c} in {g}");
+            assert_eq!(stats.null_count_opt(), Some(nulls), "{c} in {g}");
+            let encodings = chunk.page_encoding_stats_mask().unwrap();
+            if *c == 5 && start + rows.num_rows() > 5000 {
+                fell_back += 1;
+                assert!(encodings.is_set(Encoding::PLAIN), "{c} in {g}");
+            } else {
+                assert!(encodings.is_only(Encoding::RLE_DICTIONARY), "{c} in {g}");
+            }
+            let ColumnIndexMetaData::BYTE_ARRAY(index) = &metadata.column_index().unwrap()[g][*c]
+            else {
+                panic!("column {c} of row group {g} has no byte array column index");
+            };
+            let locations = &metadata.offset_index().unwrap()[g][*c].page_locations;
+            for p in 0..locations.len() {
+                let first = locations[p].first_row_index as usize;
+                let end = locations
+                    .get(p + 1)
+                    .map_or(rows.num_rows(), |l| l.first_row_index as usize);
+                let page = rows.slice(first, end - first);
+                let present = expected_statistics_opt(&page, path);
+                assert_eq!(
+                    index.is_null_page(p),
+                    present.is_none(),
+                    "{c} in {g}, page {p}"
+                );
+                if let Some((min, max, _)) = present {
+                    assert!(
+                        index.min_value(p).unwrap() <= &min[..],
+                        "{c} in {g}, page {p}"
+                    );
+                    assert!(
+                        index.max_value(p).unwrap() >= &max[..],
+                        "{c} in {g}, page {p}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(fell_back >= 1, "the drifting column never fell back");
+}
+
+/// `batches` concatenated and cut every `rows` rows.
+fn cut_batches(batches: &[RecordBatch], rows: usize) -> Vec<RecordBatch> {
+    let all = arrow::compute::concat_batches(&batches[0].schema(), batches).unwrap();
+    (0..all.num_rows())
+        .step_by(rows)
+        .map(|start| all.slice(start, rows.min(all.num_rows() - start)))
+        .collect()
 }
