@@ -337,15 +337,16 @@ for path in {paths:?}:
             name = col.path_in_schema
             if name == "drift":
                 values = [r["drift"].encode() for r in part]
-                # (Which pages are PLAIN pyarrow does not say; the writer's unit test
-                # checks the page encoding statistics. Here both readers read them.)
-                assert "RLE_DICTIONARY" in col.encodings, (g, col.encodings)
+                # The dictionary stopped near its 1 MiB page (25 000 distinct values
+                # would take 2.2 MB): the rest is PLAIN pages, which both readers read.
+                if path.endswith("none.parquet"):
+                    page = col.data_page_offset - col.dictionary_page_offset
+                    assert page < 1_200_000 and (g != 1 or page > 1_000_000), (g, page)
                 low, high = s.min.encode(), s.max.encode()
                 assert low <= min(values) and high >= max(values), (g, low, high)
                 assert len(low) <= 64 and len(high) <= 64, (g, low, high)
             elif name == "op":
                 assert (s.min, s.max, s.null_count) == ("c", "u", 0), (g, s)
-                assert "RLE_DICTIONARY" in col.encodings, (g, col.encodings)
 print("ok")
 "#,
         input = input.display().to_string(),

@@ -446,9 +446,10 @@ impl PageBuf {
     }
 }
 
-/// Rows written at a time after the fallback, between checks of the page size (the `parquet`
-/// crate's write batch size).
-const PLAIN_STEP: usize = 1024;
+/// Rows written at a time, between checks of the dictionary's size and, after the fallback,
+/// the page's (the `parquet` crate's write batch size): a dictionary or a PLAIN page passes its
+/// limit by at most this many values.
+const STEP: usize = 1024;
 
 /// A data page written, with what its statistics need.
 struct DataPage {
@@ -630,10 +631,8 @@ impl KeyWriter {
             if self.page.rows >= self.capacity() {
                 self.flush_page()?;
             }
-            let mut take = (self.capacity() - self.page.rows).min(n - i);
-            if self.fallback {
-                take = take.min(PLAIN_STEP);
-            }
+            // At most a step between checks of the dictionary's size, then of the page's.
+            let take = (self.capacity() - self.page.rows).min(n - i).min(STEP);
             let range = i..i + take;
             let (page, dictionary) = (&mut self.page, &mut self.dictionary);
             if let Some(def) = def {
@@ -662,7 +661,7 @@ impl KeyWriter {
             }
             page.rows += take;
             i += take;
-            if !self.fallback && self.dictionary.page_size() > self.dictionary_bytes {
+            if !self.fallback && self.dictionary.page_size() >= self.dictionary_bytes {
                 // As the crate does: the pages so far keep the dictionary, the rest are PLAIN.
                 self.flush_page()?;
                 self.fallback = true;

@@ -454,6 +454,7 @@ fn string_batches() -> Vec<RecordBatch> {
         Field::new("status", DataType::Utf8View, true),
         Field::new("rec", DataType::Struct(rec_fields.clone()), true),
         Field::new("drift", DataType::Utf8, false),
+        Field::new("kind", dictionary(DataType::Int32, DataType::Utf8), true),
     ]));
     (0..30usize)
         .map(|b| {
@@ -488,7 +489,24 @@ fn string_batches() -> Vec<RecordBatch> {
                     format!("{i}")
                 }
             })));
-            RecordBatch::try_new(schema.clone(), vec![ids, op, status, rec, drift]).unwrap()
+            // An enum whose batches' dictionaries drift the same way: its fallback writes the
+            // keys' values.
+            let symbols: ArrayRef =
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|&i| {
+                    if i < 5000 {
+                        format!("k{}", i % 3)
+                    } else {
+                        format!("kind-{i:0>40}")
+                    }
+                })));
+            let kind: ArrayRef = Arc::new(
+                DictionaryArray::<Int32Type>::try_new(
+                    (0..300).map(|k| (k % 7 != 3).then_some(k)).collect(),
+                    symbols,
+                )
+                .unwrap(),
+            );
+            RecordBatch::try_new(schema.clone(), vec![ids, op, status, rec, drift, kind]).unwrap()
         })
         .collect()
 }
@@ -518,8 +536,8 @@ fn string_dictionaries_are_interned_here_and_fall_back_to_plain() {
     let written: Vec<usize> = (0..keys.paths.len())
         .filter(|&c| keys.paths[c].is_some())
         .collect();
-    // id, op, status, rec.table, rec.raw, drift
-    assert_eq!(written, [1, 2, 3, 4, 5]);
+    // id, op, status, rec.table, rec.raw, drift, kind
+    assert_eq!(written, [1, 2, 3, 4, 5, 6]);
 
     let reference = write(1, None, 1, 4000, 200, &batches);
     for (threads, batches) in [(2, batches.clone()), (3, cut_batches(&batches, 77))] {
@@ -551,6 +569,7 @@ fn string_dictionaries_are_interned_here_and_fall_back_to_plain() {
         (3, vec![3, 0]),
         (4, vec![3, 1]),
         (5, vec![4]),
+        (6, vec![5]),
     ];
     let mut fell_back = 0;
     for g in 0..metadata.num_row_groups() {
@@ -576,7 +595,7 @@ fn string_dictionaries_are_interned_here_and_fall_back_to_plain() {
             assert!(low.len() <= 64 && high.len() <= 64, "{c} in {g}");
             assert_eq!(stats.null_count_opt(), Some(nulls), "{c} in {g}");
             let encodings = chunk.page_encoding_stats_mask().unwrap();
-            if *c == 5 && start + rows.num_rows() > 5000 {
+            if *c >= 5 && start + rows.num_rows() > 5000 {
                 fell_back += 1;
                 assert!(encodings.is_set(Encoding::PLAIN), "{c} in {g}");
             } else {
@@ -612,7 +631,39 @@ fn string_dictionaries_are_interned_here_and_fall_back_to_plain() {
             }
         }
     }
-    assert!(fell_back >= 1, "the drifting column never fell back");
+    assert!(fell_back >= 2, "the drifting columns never fell back");
+}
+
+#[test]
+fn a_dictionary_falls_back_within_a_step_of_its_limit_whatever_the_batch() {
+    // One batch of 8 192 distinct 100-byte values with a 4 KiB dictionary limit: the
+    // dictionary page stops within `STEP` values of it, as the crate's does, not at the end
+    // of the batch.
+    let schema = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, false)]));
+    let descriptor = ArrowSchemaConverter::new().convert(&schema).unwrap();
+    let props = WriterProperties::builder()
+        .set_compression(parquet::basic::Compression::UNCOMPRESSED)
+        .set_dictionary_page_size_limit(4096)
+        .build();
+    let keys = KeyColumns::new(schema.fields(), &descriptor, &props);
+    let path = keys.paths[0]
+        .as_ref()
+        .expect("a string column written here");
+    let mut writer = KeyWriter::new(descriptor.column(0), path, &props).unwrap();
+    let values: ArrayRef = Arc::new(StringArray::from_iter_values(
+        (0..8192).map(|i| format!("{i:0>100}")),
+    ));
+    let batch = RecordBatch::try_new(schema, vec![values]).unwrap();
+    writer.write(&path.leaf(&batch).unwrap()).unwrap();
+    let (_, close) = writer.close().unwrap();
+    let dictionary_start = close.metadata.dictionary_page_offset().unwrap();
+    let dictionary_page = close.metadata.data_page_offset() - dictionary_start;
+    assert!(dictionary_page > 4096, "{dictionary_page}");
+    assert!(
+        dictionary_page < 4096 + 1024 * 104 + 64,
+        "{dictionary_page}"
+    );
+    assert_eq!(close.rows_written, 8192);
 }
 
 /// `batches` concatenated and cut every `rows` rows.
