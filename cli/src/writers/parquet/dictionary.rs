@@ -1,8 +1,8 @@
-//! Dictionary-encoded byte-array columns written by avrow instead of the `parquet` crate:
-//! Arrow dictionaries of strings or bytes (Avro enums), and string and binary columns for which
-//! the writer's plan chose a dictionary (`encoding.rs`: low-cardinality strings such as a
-//! change record's operation, source table or status), reached through records only (not
-//! inside lists or maps).
+//! Byte-array columns written by avrow instead of the `parquet` crate, reached through records
+//! only (not inside lists or maps): Arrow dictionaries of strings or bytes (Avro enums), and
+//! string and binary columns, with a dictionary where the writer's plan chose one
+//! (`encoding.rs`: low-cardinality strings such as a change record's operation, source table
+//! or status) and PLAIN pages where it did not.
 //!
 //! The `parquet` crate writes such a column by interning every row's value in a general
 //! interner and finding the statistics by comparing every row's value with the page's
@@ -21,9 +21,11 @@
 //! every `data_page_row_count_limit` rows (or earlier at the page size limit), wherever
 //! batches end.
 //!
-//! Taken only where the crate would write a dictionary, without a bloom filter, with v1 data
-//! pages, PLAIN as the fallback encoding and a codec this module has (none, snappy, zstd);
-//! other columns stay with the crate.
+//! A column without a dictionary is PLAIN from its start, its pages in buffers reused from
+//! page to page (the crate grows fresh ones for every column chunk) and its bounds found value
+//! by value, as the crate finds them. Taken only without a bloom filter, with v1 data pages,
+//! PLAIN as the encoding without a dictionary and a codec this module has (none, snappy,
+//! zstd); other columns stay with the crate.
 
 use super::bounds;
 use super::hybrid;
@@ -99,12 +101,11 @@ impl KeyColumns {
                 );
                 let levels = column.max_rep_level() == 0
                     && column.max_def_level() == i16::from(path.max_def);
-                let fallback = matches!(props.encoding(col), None | Some(Encoding::PLAIN));
+                let plain = matches!(props.encoding(col), None | Some(Encoding::PLAIN));
                 (column.physical_type() == Physical::BYTE_ARRAY
                     && levels
                     && codec
-                    && fallback
-                    && props.dictionary_enabled(col)
+                    && plain
                     && props.bloom_filter_properties(col).is_none())
                 .then(|| KeyPath {
                     name: col.string(),
@@ -283,12 +284,29 @@ impl Codec {
         })
     }
 
+    /// `data` compressed, in a buffer of its size: the codecs' own allocating calls return
+    /// a buffer of the worst case's size (a page's held at that size until the row group is
+    /// written), so pages are compressed into a buffer of the thread's and copied out.
     fn compress(&mut self, data: &[u8]) -> Result<Bytes> {
-        Ok(match self {
-            Codec::None => Bytes::copy_from_slice(data),
-            Codec::Snappy(encoder) => encoder.compress_vec(data)?.into(),
-            Codec::Zstd(compressor) => compressor.compress(data)?.into(),
-        })
+        if let Codec::None = self {
+            return Ok(Bytes::copy_from_slice(data));
+        }
+        let mut out = COMPRESSED.take();
+        out.clear();
+        let len = match self {
+            Codec::None => unreachable!("returned above"),
+            Codec::Snappy(encoder) => {
+                out.resize(snap::raw::max_compress_len(data.len()), 0);
+                encoder.compress(data, &mut out)?
+            }
+            Codec::Zstd(compressor) => {
+                out.reserve(zstd::zstd_safe::compress_bound(data.len()));
+                compressor.compress_to_buffer(data, &mut out)?
+            }
+        };
+        let page = Bytes::copy_from_slice(&out[..len]);
+        COMPRESSED.set(out);
+        Ok(page)
     }
 }
 
@@ -427,6 +445,9 @@ impl PageBuf {
     /// Appends a value after the fallback.
     fn push_plain(&mut self, value: &[u8]) -> Result<()> {
         let len = u32::try_from(value.len()).context("a value over 4 GiB")?;
+        if self.plain.capacity() == 0 {
+            self.plain = SPARE.take();
+        }
         self.plain.extend_from_slice(&len.to_le_bytes());
         self.plain.extend_from_slice(value);
         self.values += 1;
@@ -450,6 +471,17 @@ impl PageBuf {
 /// the page's (the `parquet` crate's write batch size): a dictionary or a PLAIN page passes its
 /// limit by at most this many values.
 const STEP: usize = 1024;
+
+thread_local! {
+    /// The page being encoded, before compression: one buffer per thread, reused by every
+    /// column the thread encodes (one per column would hold a page's size for each leaf column
+    /// of every row group in flight).
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    /// A page compressed, before it is copied out at its size.
+    static COMPRESSED: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    /// A PLAIN page's values buffer, between pages (the same reasoning).
+    static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
 
 /// A data page written, with what its statistics need.
 struct DataPage {
@@ -485,7 +517,6 @@ pub struct KeyWriter {
     pages: Vec<DataPage>,
     /// Data pages of each encoding: RLE_DICTIONARY, PLAIN.
     encoded: [i32; 2],
-    scratch: Vec<u8>,
 }
 
 impl KeyWriter {
@@ -511,14 +542,14 @@ impl KeyWriter {
                 .clamp(1, i32::MAX as usize),
             page_bytes: props.column_data_page_size_limit(col).max(1),
             dictionary_bytes: props.column_dictionary_page_size_limit(col),
+            // No dictionary asked for: PLAIN pages from the start.
+            fallback: !props.dictionary_enabled(col),
             descr,
             dictionary: Dictionary::default(),
-            fallback: false,
             last: None,
             page: PageBuf::default(),
             pages: Vec::new(),
             encoded: [0; 2],
-            scratch: Vec::new(),
         })
     }
 
@@ -700,7 +731,7 @@ impl KeyWriter {
         if rows == 0 {
             return Ok(());
         }
-        let mut buf = std::mem::take(&mut self.scratch);
+        let mut buf = SCRATCH.take();
         buf.clear();
         if self.max_def > 0 {
             buf.extend_from_slice(&[0; 4]);
@@ -714,7 +745,11 @@ impl KeyWriter {
         }
         let (encoding, values, bounds) = if self.fallback {
             buf.extend_from_slice(&self.page.plain);
-            self.page.plain.clear();
+            // The values' buffer goes back to the thread, for whichever column it encodes
+            // next: a column holds its values only while its page is filling.
+            let mut plain = std::mem::take(&mut self.page.plain);
+            plain.clear();
+            SPARE.set(plain);
             self.encoded[1] += 1;
             let values = std::mem::take(&mut self.page.values);
             (Encoding::PLAIN, values, self.page.bounds.take())
@@ -747,7 +782,7 @@ impl KeyWriter {
         });
         self.page.def.clear();
         self.page.rows = 0;
-        self.scratch = buf;
+        SCRATCH.set(buf);
         Ok(())
     }
 
@@ -760,26 +795,35 @@ impl KeyWriter {
         if self.pages.is_empty() {
             bail!("a dictionary column chunk without rows");
         }
-        let mut sink = TrackedWrite::new(Vec::new());
+        // Sized for the pages and their headers, so that the chunk is not held at twice its
+        // size by a doubled buffer until the row group is written.
+        let bytes: usize = self.pages.iter().map(|p| p.page.data().len() + 64).sum();
+        let mut sink =
+            TrackedWrite::new(Vec::with_capacity(bytes + self.dictionary.page_size() + 64));
         let mut writer = SerializedPageWriter::new(&mut sink);
-        let plain = self.dictionary.plain();
-        if i32::try_from(plain.len()).is_err() {
-            bail!("column {}: a dictionary page over 2 GiB", self.descr.path());
+        // A chunk PLAIN from its start (no dictionary asked for) has no dictionary page.
+        let (mut compressed, mut uncompressed) = (0i64, 0i64);
+        let mut dictionary_offset = None;
+        if self.encoded[0] > 0 {
+            let plain = self.dictionary.plain();
+            if i32::try_from(plain.len()).is_err() {
+                bail!("column {}: a dictionary page over 2 GiB", self.descr.path());
+            }
+            let dictionary_page = CompressedPage::new(
+                Page::DictionaryPage {
+                    buf: self.codec.compress(&plain)?,
+                    num_values: self.dictionary.len() as u32,
+                    encoding: Encoding::PLAIN,
+                    is_sorted: false,
+                },
+                plain.len(),
+            );
+            drop(plain);
+            let spec = writer.write_page(dictionary_page)?;
+            dictionary_offset = Some(spec.offset as i64);
+            compressed += spec.compressed_size as i64;
+            uncompressed += spec.uncompressed_size as i64;
         }
-        let dictionary_page = CompressedPage::new(
-            Page::DictionaryPage {
-                buf: self.codec.compress(&plain)?,
-                num_values: self.dictionary.len() as u32,
-                encoding: Encoding::PLAIN,
-                is_sorted: false,
-            },
-            plain.len(),
-        );
-        drop(plain);
-        let spec = writer.write_page(dictionary_page)?;
-        let dictionary_offset = spec.offset as i64;
-        let mut compressed = spec.compressed_size as i64;
-        let mut uncompressed = spec.uncompressed_size as i64;
         let mut offsets = OffsetIndexBuilder::new();
         let mut index = ColumnIndexBuilder::new(Physical::BYTE_ARRAY);
         let (mut values, mut nulls, mut first) = (0u64, 0u64, None);
@@ -811,11 +855,14 @@ impl KeyWriter {
             }
         }
         writer.close()?;
-        let mut page_stats = vec![PageEncodingStats {
-            page_type: PageType::DICTIONARY_PAGE,
-            encoding: Encoding::PLAIN,
-            count: 1,
-        }];
+        let mut page_stats = Vec::new();
+        if dictionary_offset.is_some() {
+            page_stats.push(PageEncodingStats {
+                page_type: PageType::DICTIONARY_PAGE,
+                encoding: Encoding::PLAIN,
+                count: 1,
+            });
+        }
         for (encoding, count) in [Encoding::RLE_DICTIONARY, Encoding::PLAIN]
             .into_iter()
             .zip(self.encoded)
@@ -829,16 +876,16 @@ impl KeyWriter {
         }
         let mut metadata = ColumnChunkMetaData::builder(self.descr.clone())
             .set_compression(self.compression)
-            .set_encodings(vec![
-                Encoding::PLAIN,
-                Encoding::RLE,
-                Encoding::RLE_DICTIONARY,
-            ])
+            .set_encodings(if dictionary_offset.is_some() {
+                vec![Encoding::PLAIN, Encoding::RLE, Encoding::RLE_DICTIONARY]
+            } else {
+                vec![Encoding::PLAIN, Encoding::RLE]
+            })
             .set_num_values(values as i64)
             .set_total_compressed_size(compressed)
             .set_total_uncompressed_size(uncompressed)
-            .set_data_page_offset(first.unwrap_or(dictionary_offset))
-            .set_dictionary_page_offset(Some(dictionary_offset))
+            .set_data_page_offset(first.or(dictionary_offset).unwrap_or(0))
+            .set_dictionary_page_offset(dictionary_offset)
             .set_page_encoding_stats(page_stats);
         if self.statistics != EnabledStatistics::None {
             let statistics = match range {

@@ -249,14 +249,14 @@ fn dictionaries_outside_lists_are_written_from_their_keys() {
     // where the properties ask for a dictionary.
     assert_eq!(columns, [1, 3, 4, 5, 6]);
     assert_eq!(whole, [false, true, false, true, true, false]);
-    // Not where the crate would write no dictionary, nor with codecs not written here, nor
-    // with a fallback encoding other than PLAIN.
+    // Without a dictionary too (PLAIN from the start), but not with codecs not written here,
+    // nor with an encoding other than PLAIN.
     use parquet::schema::types::ColumnPath;
     let props = WriterProperties::builder()
         .set_column_dictionary_enabled(ColumnPath::from("level"), false)
         .set_column_dictionary_enabled(ColumnPath::from("name"), false)
         .build();
-    assert_eq!(written(props).0, [4, 5, 6]);
+    assert_eq!(written(props).0, [1, 3, 4, 5, 6]);
     let props = WriterProperties::builder()
         .set_column_encoding(
             ColumnPath::from("name"),
@@ -283,8 +283,15 @@ fn dictionary_columns_have_their_statistics_and_page_indexes() {
     let reader =
         ParquetRecordBatchReaderBuilder::try_new_with_options(file.clone(), options).unwrap();
     let metadata = reader.metadata().clone();
-    // Leaf columns: id, name, values.item, level, maybe, rec.kind, rec.raw, rec.n.
-    let dictionary_leaves = [(3, vec![3]), (4, vec![4]), (5, vec![5, 0]), (6, vec![5, 1])];
+    // Leaf columns: id, name, values.item, level, maybe, rec.kind, rec.raw, rec.n; `name`,
+    // distinct strings, without a dictionary.
+    let dictionary_leaves = [
+        (1, vec![1]),
+        (3, vec![3]),
+        (4, vec![4]),
+        (5, vec![5, 0]),
+        (6, vec![5, 1]),
+    ];
     let mut pages = 0;
     for g in 0..metadata.num_row_groups() {
         let read: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(file.clone())
@@ -305,9 +312,19 @@ fn dictionary_columns_have_their_statistics_and_page_indexes() {
             assert_eq!(stats.min_opt().unwrap().data(), &min[..], "{c} in {g}");
             assert_eq!(stats.max_opt().unwrap().data(), &max[..], "{c} in {g}");
             assert_eq!(stats.null_count_opt(), Some(nulls), "{c} in {g}");
-            // Every data page is dictionary-encoded (what readers check to keep it).
+            // Every data page is dictionary-encoded (what readers check to keep it), or for
+            // `name` PLAIN, with no dictionary page.
             let data_pages = chunk.page_encoding_stats_mask().unwrap();
-            assert!(data_pages.is_only(Encoding::RLE_DICTIONARY), "{c} in {g}");
+            if *c == 1 {
+                assert!(data_pages.is_only(Encoding::PLAIN), "{c} in {g}");
+                assert_eq!(chunk.dictionary_page_offset(), None);
+                assert_eq!(
+                    chunk.encodings().collect::<Vec<_>>(),
+                    [Encoding::PLAIN, Encoding::RLE]
+                );
+            } else {
+                assert!(data_pages.is_only(Encoding::RLE_DICTIONARY), "{c} in {g}");
+            }
             let locations = &metadata.offset_index().unwrap()[g][*c].page_locations;
             pages += locations.len();
             assert_eq!(locations[0].first_row_index, 0);
