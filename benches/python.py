@@ -24,8 +24,19 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
+
+# Every reader runs in this one process, most on glibc's allocator, whose mmap threshold rises
+# as large blocks are freed: a reader's speed then depends on what an earlier one freed
+# (docs/perf/families.md). Pin it at glibc's starting value, 128 KiB, for the whole run: the
+# tunable must be set before the process starts, so the script starts itself again with it.
+TUNABLE = "glibc.malloc.mmap_threshold=131072"
+if TUNABLE not in os.environ.get("GLIBC_TUNABLES", ""):
+    tunables = ":".join(filter(None, [os.environ.get("GLIBC_TUNABLES"), TUNABLE]))
+    os.execve(sys.executable, [sys.executable] + sys.argv,
+              {**os.environ, "GLIBC_TUNABLES": tunables})
 
 import avrow
 import fastavro

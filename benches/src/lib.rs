@@ -9,6 +9,24 @@ pub mod readers;
 pub mod value_to_arrow;
 pub mod varint_data;
 
+/// Pins glibc's `mmap` threshold at its starting value, 128 KiB (a pinned threshold does not
+/// move). Binaries that time several readers or writers in one process call it first: glibc
+/// raises the threshold as large blocks are freed, so one reader's allocations (served by
+/// fresh mappings, or from the heap and copied when they grow) depended on what an earlier
+/// reader freed (arrow-avro's `bytes` family: 85–105 or 180–320 ns/row between runs of one
+/// binary; docs/perf/families.md). Call it before starting any thread.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn pin_mmap_threshold() {
+    // SAFETY: `mallopt` only sets an allocator parameter; the callers call it before they
+    // start any thread.
+    let pinned = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10) };
+    assert_eq!(pinned, 1, "mallopt(M_MMAP_THRESHOLD)");
+}
+
+/// Other allocators keep no such threshold.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn pin_mmap_threshold() {}
+
 /// The median of `v` (the upper one of an even count), with its minimum and maximum: what the
 /// interleaved ratio binaries report per reader and per ratio.
 ///

@@ -62,7 +62,7 @@ fn copy_rate(len: usize) -> f64 {
 }
 
 fn main() {
-    pin_mmap_threshold();
+    avrow_benches::pin_mmap_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = number(&args, "--rounds", 7).max(1);
     let target: f64 = arg(&args, "--target")
@@ -152,17 +152,3 @@ fn main() {
         );
     }
 }
-
-/// Pin glibc's `mmap` threshold at its starting value, 128 KiB (a pinned threshold does not
-/// move); see the module documentation.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn pin_mmap_threshold() {
-    // SAFETY: `mallopt` only sets an allocator parameter; it is called before this program
-    // starts any thread.
-    let pinned = unsafe { libc::mallopt(libc::M_MMAP_THRESHOLD, 128 << 10) };
-    assert_eq!(pinned, 1, "mallopt(M_MMAP_THRESHOLD)");
-}
-
-/// Other allocators keep no such threshold.
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn pin_mmap_threshold() {}

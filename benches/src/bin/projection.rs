@@ -40,6 +40,7 @@ fn arrow_avro(bytes: &Bytes, column: Option<usize>) -> usize {
 }
 
 fn main() {
+    avrow_benches::pin_mmap_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = number(&args, "--rounds", 5).max(1);
     let only =

@@ -40,6 +40,7 @@ const READERS: [Reader; 3] = [
 ];
 
 fn main() {
+    avrow_benches::pin_mmap_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = number(&args, "--rounds", 11).max(1);
     let shapes = list(&args, "--shapes", "order,wide,telemetry,counters", |s| {

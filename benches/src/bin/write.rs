@@ -60,6 +60,7 @@ fn rows_of(file: &[u8]) -> usize {
 }
 
 fn main() {
+    avrow_benches::pin_mmap_threshold();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let rounds = number(&args, "--rounds", 7).max(1);
     let threads = number(&args, "--threads", 1);
