@@ -747,9 +747,12 @@ impl KeyWriter {
             buf.extend_from_slice(&self.page.plain);
             // The values' buffer goes back to the thread, for whichever column it encodes
             // next: a column holds its values only while its page is filling.
+            // (A page of nulls has none and leaves the thread's spare in place.)
             let mut plain = std::mem::take(&mut self.page.plain);
-            plain.clear();
-            SPARE.set(plain);
+            if plain.capacity() > 0 {
+                plain.clear();
+                SPARE.set(plain);
+            }
             self.encoded[1] += 1;
             let values = std::mem::take(&mut self.page.values);
             (Encoding::PLAIN, values, self.page.bounds.take())
