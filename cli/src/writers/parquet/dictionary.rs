@@ -11,7 +11,8 @@
 //! table from its keys to the column chunk's ids, kept while batches share the dictionary, as
 //! the decoder's do) and a row costs a lookup; a string row costs one hash-table probe
 //! (`interner.rs`), none when it repeats the row before; the pages hold the ids hybrid-encoded
-//! (`hybrid.rs`) in buffers reused from page to page, and the statistics come from the set of
+//! (`hybrid.rs`) in buffers of the encoding thread's, reused by every column it encodes, and
+//! compressed pages are held at their size; the statistics come from the set of
 //! ids each page uses. As the crate does, a dictionary whose page outgrows the dictionary page
 //! size limit stops growing: the pages so far keep it, the rest of the chunk is PLAIN (bounds
 //! then found value by value). Bounds longer than the truncation lengths are shortened as the
@@ -21,18 +22,19 @@
 //! every `data_page_row_count_limit` rows (or earlier at the page size limit), wherever
 //! batches end.
 //!
-//! A column without a dictionary is PLAIN from its start, its pages in buffers reused from
-//! page to page (the crate grows fresh ones for every column chunk) and its bounds found value
-//! by value, as the crate finds them. Taken only without a bloom filter, with v1 data pages,
+//! A column without a dictionary is PLAIN from its start, its values gathered in a buffer of
+//! the thread's between pages (the crate grows fresh ones for every page) and its bounds found
+//! value by value, as the crate finds them. Taken only without a bloom filter, with v1 data pages,
 //! PLAIN as the encoding without a dictionary and a codec this module has (none, snappy,
 //! zstd); other columns stay with the crate.
 
 use super::bounds;
 use super::hybrid;
 use super::interner::Dictionary;
+use super::paths::{KeyLeaf, KeyPath};
 use anyhow::{anyhow, bail, Context, Result};
-use arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
-use arrow::datatypes::{DataType, Field, Fields};
+use arrow::array::{Array, ArrayRef, AsArray};
+use arrow::datatypes::DataType;
 use bytes::Bytes;
 use parquet::basic::{
     Compression, ConvertedType, Encoding, LogicalType, PageType, Type as Physical,
@@ -43,227 +45,10 @@ use parquet::data_type::ByteArray;
 use parquet::file::metadata::{
     ColumnChunkMetaData, ColumnIndexBuilder, OffsetIndexBuilder, PageEncodingStats,
 };
-use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::statistics::{Statistics, ValueStatistics};
 use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
-use parquet::schema::types::{ColumnDescPtr, SchemaDescriptor};
-
-/// Where a leaf column written here is in a batch: its top-level column, the struct children
-/// down to it, whether each field on the way is nullable (the top-level one first, the leaf
-/// last), and the column's maximum definition level (the nullable ones).
-#[derive(Debug, Clone)]
-pub struct KeyPath {
-    top: usize,
-    children: Vec<usize>,
-    nullable: Vec<bool>,
-    max_def: u8,
-    /// The column's dotted path, for errors.
-    name: String,
-}
-
-/// The columns of a schema written here.
-#[derive(Debug, Clone)]
-pub struct KeyColumns {
-    /// Per Parquet leaf column, in order: its path if this module writes it.
-    pub paths: Vec<Option<KeyPath>>,
-    /// Per top-level field: its leaf columns are all written here.
-    pub whole: Vec<bool>,
-}
-
-impl KeyColumns {
-    /// The dictionary columns among the leaf columns of `descriptor`, the Parquet schema of
-    /// `fields`, written with `props`.
-    pub fn new(fields: &Fields, descriptor: &SchemaDescriptor, props: &WriterProperties) -> Self {
-        let mut paths = Vec::new();
-        let mut counts = Vec::with_capacity(fields.len());
-        for (top, field) in fields.iter().enumerate() {
-            let start = paths.len();
-            walk(field, top, &mut Vec::new(), &mut Vec::new(), &mut paths);
-            counts.push(paths.len() - start);
-        }
-        if paths.len() != descriptor.num_columns()
-            || props.writer_version() != WriterVersion::PARQUET_1_0
-        {
-            return KeyColumns {
-                paths: vec![None; descriptor.num_columns()],
-                whole: vec![false; fields.len()],
-            };
-        }
-        let paths: Vec<_> = paths
-            .into_iter()
-            .zip(descriptor.columns())
-            .map(|(path, column)| {
-                let path = path?;
-                let col = column.path();
-                let codec = matches!(
-                    props.compression(col),
-                    Compression::UNCOMPRESSED | Compression::SNAPPY | Compression::ZSTD(_)
-                );
-                let levels = column.max_rep_level() == 0
-                    && column.max_def_level() == i16::from(path.max_def);
-                let plain = matches!(props.encoding(col), None | Some(Encoding::PLAIN));
-                (column.physical_type() == Physical::BYTE_ARRAY
-                    && levels
-                    && codec
-                    && plain
-                    && props.bloom_filter_properties(col).is_none())
-                .then(|| KeyPath {
-                    name: col.string(),
-                    ..path
-                })
-            })
-            .collect();
-        let mut start = 0;
-        let whole = counts
-            .iter()
-            .map(|&count| {
-                let leaves = &paths[start..start + count];
-                start += count;
-                count > 0 && leaves.iter().all(Option::is_some)
-            })
-            .collect();
-        KeyColumns { paths, whole }
-    }
-}
-
-/// Appends the paths of the leaf columns of `field` (None for those not written here).
-fn walk(
-    field: &Field,
-    top: usize,
-    children: &mut Vec<usize>,
-    nullable: &mut Vec<bool>,
-    out: &mut Vec<Option<KeyPath>>,
-) {
-    nullable.push(field.is_nullable());
-    match field.data_type() {
-        DataType::Struct(fields) => {
-            for (i, child) in fields.iter().enumerate() {
-                children.push(i);
-                walk(child, top, children, nullable, out);
-                children.pop();
-            }
-        }
-        DataType::Dictionary(key, value)
-            if key.is_dictionary_key_type()
-                && matches!(
-                    value.as_ref(),
-                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary | DataType::LargeBinary
-                ) =>
-        {
-            out.push(key_path(top, children, nullable));
-        }
-        data_type if is_bytes(data_type) => out.push(key_path(top, children, nullable)),
-        other => out.extend(std::iter::repeat_n(None, leaf_count(other))),
-    }
-    nullable.pop();
-}
-
-/// Whether columns of `data_type` (not a dictionary) are written here.
-fn is_bytes(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View
-            | DataType::Binary
-            | DataType::LargeBinary
-            | DataType::BinaryView
-    )
-}
-
-/// The path of a leaf column under the fields `nullable` says, if its levels fit a byte.
-fn key_path(top: usize, children: &[usize], nullable: &[bool]) -> Option<KeyPath> {
-    let defs = nullable.iter().filter(|n| **n).count();
-    u8::try_from(defs).ok().map(|max_def| KeyPath {
-        top,
-        children: children.to_vec(),
-        nullable: nullable.to_vec(),
-        max_def,
-        name: String::new(),
-    })
-}
-
-/// The Parquet leaf columns of a field of type `data_type`.
-fn leaf_count(data_type: &DataType) -> usize {
-    match data_type {
-        DataType::Struct(fields) => fields.iter().map(|f| leaf_count(f.data_type())).sum(),
-        DataType::List(item)
-        | DataType::LargeList(item)
-        | DataType::FixedSizeList(item, _)
-        | DataType::ListView(item)
-        | DataType::LargeListView(item)
-        | DataType::Map(item, _) => leaf_count(item.data_type()),
-        _ => 1,
-    }
-}
-
-/// One batch of a column written here: the leaf's array (a dictionary, strings or bytes) and,
-/// when the column has definition levels, every row's.
-pub struct KeyLeaf {
-    values: ArrayRef,
-    def: Option<Vec<u8>>,
-}
-
-impl KeyPath {
-    /// The column in `batch`.
-    ///
-    /// # Errors
-    /// A field that is not nullable holds a null under present parents.
-    pub fn leaf(&self, batch: &RecordBatch) -> Result<KeyLeaf> {
-        let rows = batch.num_rows();
-        let mut node = batch.column(self.top).clone();
-        let mut def = (self.max_def > 0).then(|| vec![0u8; rows]);
-        // The nullable fields above `node`: a row is present at `node` if its level is this.
-        let mut above = 0u8;
-        for (depth, &nullable) in self.nullable.iter().enumerate() {
-            if depth > 0 {
-                let parent = node
-                    .as_struct_opt()
-                    .ok_or_else(|| anyhow!("a record column is not a struct array"))?;
-                node = parent.column(self.children[depth - 1]).clone();
-            }
-            let nulls = node.logical_nulls();
-            match (&mut def, nulls) {
-                (Some(def), nulls) if nullable => {
-                    match nulls {
-                        None => def
-                            .iter_mut()
-                            .filter(|d| **d == above)
-                            .for_each(|d| *d += 1),
-                        Some(nulls) => {
-                            for (d, valid) in def.iter_mut().zip(nulls.inner().iter()) {
-                                *d += u8::from(*d == above && valid);
-                            }
-                        }
-                    }
-                    above += 1;
-                }
-                (def, Some(nulls)) if !nullable => {
-                    let present = |i: usize| def.as_ref().is_none_or(|d| d[i] == above);
-                    if let Some(i) = (0..rows).find(|&i| nulls.is_null(i) && present(i)) {
-                        bail!(
-                            "column {}, row {i}: a null in a field that is not nullable",
-                            self.name
-                        );
-                    }
-                }
-                _ => {}
-            }
-        }
-        let expected = match node.data_type() {
-            DataType::Dictionary(..) => node.as_any_dictionary_opt().is_some(),
-            data_type => is_bytes(data_type),
-        };
-        if !expected {
-            bail!(
-                "column {}: an array of {} where its schema has another type",
-                self.name,
-                node.data_type()
-            );
-        }
-        Ok(KeyLeaf { values: node, def })
-    }
-}
+use parquet::schema::types::ColumnDescPtr;
 
 /// The page codecs this module has.
 enum Codec {
@@ -492,7 +277,7 @@ struct DataPage {
     bounds: Option<(Vec<u8>, Vec<u8>)>,
 }
 
-/// Writes one dictionary column of one row group.
+/// Writes one byte-array column of one row group.
 pub struct KeyWriter {
     descr: ColumnDescPtr,
     max_def: u8,
@@ -796,7 +581,7 @@ impl KeyWriter {
     pub fn close(mut self) -> Result<(Bytes, ColumnCloseResult)> {
         self.flush_page()?;
         if self.pages.is_empty() {
-            bail!("a dictionary column chunk without rows");
+            bail!("column {}: a column chunk without rows", self.descr.path());
         }
         // Sized for the pages and their headers, so that the chunk is not held at twice its
         // size by a doubled buffer until the row group is written.

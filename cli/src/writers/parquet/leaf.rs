@@ -4,7 +4,8 @@
 //! `ArrowColumnWriter`, or for dictionary columns `dictionary.rs`'s; and the closed chunks,
 //! appended to the row group alike.
 
-use super::dictionary::{KeyColumns, KeyLeaf, KeyWriter};
+use super::dictionary::KeyWriter;
+use super::paths::{KeyColumns, KeyLeaf};
 use crate::output::Out;
 use anyhow::{anyhow, bail, Result};
 use arrow::array::RecordBatch;
