@@ -175,6 +175,24 @@ print(t.num_rows, t.column_names, duckdb.sql("SELECT count(*) FROM read_parquet(
     assert_eq!(read.trim(), "5 ['__empty'] 5");
 }
 
+/// `input` converted to Parquet with each codec, in row groups of `rows`, beside it
+/// (`STEM-CODEC.parquet`).
+fn parquet_per_codec(input: &Path, codecs: &[&str], rows: &str) -> Vec<PathBuf> {
+    let stem = input.file_stem().unwrap().to_string_lossy();
+    codecs
+        .iter()
+        .map(|codec| {
+            let output = input.with_file_name(format!("{stem}-{codec}.parquet"));
+            convert(
+                input,
+                &output,
+                &["--compression", codec, "--row-group-size", rows],
+            );
+            output
+        })
+        .collect()
+}
+
 #[test]
 fn parquet_enum_columns_read_back_by_pyarrow_and_duckdb() {
     // Enums are written from their keys (writers/parquet/dictionary.rs) at the top level,
@@ -212,18 +230,11 @@ with open({path:?}, "wb") as f:
 "#,
         path = input.display().to_string()
     ));
-    let mut checks = Vec::new();
-    let mut outputs = Vec::new();
-    for codec in ["zstd", "snappy", "none", "gzip"] {
-        let output = dir.path().join(format!("enums-{codec}.parquet"));
-        convert(
-            &input,
-            &output,
-            &["--compression", codec, "--row-group-size", "20000"],
-        );
-        checks.push(Check::new("parquet", &output, &[&input]));
-        outputs.push(output);
-    }
+    let outputs = parquet_per_codec(&input, &["zstd", "snappy", "none", "gzip"], "20000");
+    let checks: Vec<Check> = outputs
+        .iter()
+        .map(|output| Check::new("parquet", output, &[&input]))
+        .collect();
     let reports = oracle_all(&checks);
     assert!(reports.iter().all(|r| r["rows"] == 50000));
     // Another reader of the pages, and the statistics as pyarrow reads them.
@@ -298,18 +309,11 @@ with open({path:?}, "wb") as f:
 "#,
         path = input.display().to_string()
     ));
-    let mut checks = Vec::new();
-    let mut outputs = Vec::new();
-    for codec in ["zstd", "snappy", "none"] {
-        let output = dir.path().join(format!("strings-{codec}.parquet"));
-        convert(
-            &input,
-            &output,
-            &["--compression", codec, "--row-group-size", "25000"],
-        );
-        checks.push(Check::new("parquet", &output, &[&input]));
-        outputs.push(output);
-    }
+    let outputs = parquet_per_codec(&input, &["zstd", "snappy", "none"], "25000");
+    let checks: Vec<Check> = outputs
+        .iter()
+        .map(|output| Check::new("parquet", output, &[&input]))
+        .collect();
     let reports = oracle_all(&checks);
     assert!(reports.iter().all(|r| r["rows"] == 60000));
     // Another reader of the pages, and the statistics and encodings as pyarrow reads them.

@@ -122,15 +122,17 @@ pub(super) fn batches() -> (SchemaRef, Vec<RecordBatch>) {
 /// The rows of [`batches`] cut into batches of `cut` rows (the last one shorter), or as
 /// they are.
 fn cut(cut: Option<usize>) -> Vec<RecordBatch> {
-    let (schema, batches) = batches();
+    let (_, batches) = batches();
     let Some(cut) = cut else {
         return batches;
     };
-    let all = arrow::compute::concat_batches(&schema, &batches).unwrap();
-    (0..all.num_rows())
-        .step_by(cut)
-        .map(|start| all.slice(start, cut.min(all.num_rows() - start)))
-        .collect()
+    cut_batches(&batches, cut)
+}
+
+/// Every row group `reader` reads, as one batch.
+fn read_back(reader: ParquetRecordBatchReaderBuilder<bytes::Bytes>) -> RecordBatch {
+    let read: Vec<RecordBatch> = reader.build().unwrap().map(Result::unwrap).collect();
+    arrow::compute::concat_batches(&read[0].schema(), &read).unwrap()
 }
 
 fn write(
@@ -197,8 +199,7 @@ fn pipelined_encoding_writes_what_one_thread_writes() {
     let rows: usize = as_made.iter().map(RecordBatch::num_rows).sum();
     assert_eq!(groups, rows.div_ceil(1000));
     assert!(reader.metadata().row_group(0).column(0).data_page_offset() > 0);
-    let read: Vec<RecordBatch> = reader.build().unwrap().map(Result::unwrap).collect();
-    let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
+    let read = read_back(reader);
     let expected = arrow::compute::concat_batches(&as_made[0].schema(), &as_made).unwrap();
     assert_eq!(read.columns(), expected.columns());
 }
@@ -294,14 +295,11 @@ fn dictionary_columns_have_their_statistics_and_page_indexes() {
     ];
     let mut pages = 0;
     for g in 0..metadata.num_row_groups() {
-        let read: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(file.clone())
-            .unwrap()
-            .with_row_groups(vec![g])
-            .build()
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
+        let read = read_back(
+            ParquetRecordBatchReaderBuilder::try_new(file.clone())
+                .unwrap()
+                .with_row_groups(vec![g]),
+        );
         let group = metadata.row_group(g);
         for (c, path) in &dictionary_leaves {
             let chunk = group.column(*c);
@@ -428,14 +426,8 @@ fn empty_dictionaries_are_only_under_null_rows() {
     assert_eq!(expected.iter().flatten().count(), 100 + 66);
     for threads in [1, 2] {
         let file = write(threads, None, 1, 1000, 200, &batches);
-        let read: Vec<RecordBatch> =
-            ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(file))
-                .unwrap()
-                .build()
-                .unwrap()
-                .map(Result::unwrap)
-                .collect();
-        let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
+        let read =
+            read_back(ParquetRecordBatchReaderBuilder::try_new(bytes::Bytes::from(file)).unwrap());
         assert_eq!(strings(read.column(0).as_struct().column(1)), expected);
         assert_eq!(read.column(1).null_count(), 600);
     }
@@ -564,13 +556,7 @@ fn string_dictionaries_are_interned_here_and_fall_back_to_plain() {
         );
     }
     let file = bytes::Bytes::from(reference);
-    let read: Vec<RecordBatch> = ParquetRecordBatchReaderBuilder::try_new(file.clone())
-        .unwrap()
-        .build()
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    let read = arrow::compute::concat_batches(&read[0].schema(), &read).unwrap();
+    let read = read_back(ParquetRecordBatchReaderBuilder::try_new(file.clone()).unwrap());
     let expected = arrow::compute::concat_batches(&schema, &batches).unwrap();
     assert_eq!(read.columns(), expected.columns());
 
