@@ -54,7 +54,8 @@ use parquet::schema::types::ColumnDescPtr;
 enum Codec {
     None,
     Snappy(Box<snap::raw::Encoder>),
-    Zstd(zstd::bulk::Compressor<'static>),
+    /// At this level, with the thread's compressor ([`ZSTD`]).
+    Zstd(i32),
 }
 
 impl Codec {
@@ -62,9 +63,7 @@ impl Codec {
         Ok(match compression {
             Compression::UNCOMPRESSED => Codec::None,
             Compression::SNAPPY => Codec::Snappy(Box::new(snap::raw::Encoder::new())),
-            Compression::ZSTD(level) => {
-                Codec::Zstd(zstd::bulk::Compressor::new(level.compression_level())?)
-            }
+            Compression::ZSTD(level) => Codec::Zstd(level.compression_level()),
             other => bail!("{other} pages of dictionary columns are the parquet crate's"),
         })
     }
@@ -84,9 +83,19 @@ impl Codec {
                 out.resize(snap::raw::max_compress_len(data.len()), 0);
                 encoder.compress(data, &mut out)?
             }
-            Codec::Zstd(compressor) => {
+            Codec::Zstd(level) => {
                 out.reserve(zstd::zstd_safe::compress_bound(data.len()));
-                compressor.compress_to_buffer(data, &mut out)?
+                ZSTD.with_borrow_mut(|slot| -> Result<usize> {
+                    let compressor = match slot {
+                        Some((at, compressor)) if *at == *level => compressor,
+                        _ => {
+                            &mut slot
+                                .insert((*level, zstd::bulk::Compressor::new(*level)?))
+                                .1
+                        }
+                    };
+                    Ok(compressor.compress_to_buffer(data, &mut out)?)
+                })?
             }
         };
         let page = Bytes::copy_from_slice(&out[..len]);
@@ -266,6 +275,11 @@ thread_local! {
     static COMPRESSED: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
     /// A PLAIN page's values buffer, between pages (the same reasoning).
     static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    /// The thread's zstd compressor and its level: its context (~0.5 MiB of tables and
+    /// buffers for a page at level 1) is allocated once per thread, not once per column of
+    /// every row group, where allocating and freeing them faulted fresh pages in each time.
+    static ZSTD: std::cell::RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { std::cell::RefCell::new(None) };
 }
 
 /// A data page written, with what its statistics need.
@@ -709,5 +723,40 @@ impl KeyWriter {
             offset_index: self.offset_index.then(|| offsets.build()),
         };
         Ok((Bytes::from(buffer), close))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parquet::basic::ZstdLevel;
+
+    /// The thread's one zstd context, switched between levels, compresses each page as a
+    /// context of its own would (so files do not depend on which columns a thread encoded
+    /// before), and the pages decompress to their data.
+    #[test]
+    fn the_threads_zstd_context_compresses_as_a_fresh_one() {
+        let pages: Vec<Vec<u8>> = (0..6u32)
+            .map(|p| {
+                (0..20_000u32)
+                    .flat_map(|i| ((i * 7 + p) % (50 + p * 40)).to_le_bytes())
+                    .collect()
+            })
+            .collect();
+        let levels = [1, 9, 1, 3, 3, 1];
+        let mut codecs: Vec<Codec> = [1, 9, 3]
+            .map(|l| Codec::new(Compression::ZSTD(ZstdLevel::try_new(l).unwrap())).unwrap())
+            .into();
+        for (page, level) in pages.iter().zip(levels) {
+            let codec = match level {
+                1 => &mut codecs[0],
+                9 => &mut codecs[1],
+                _ => &mut codecs[2],
+            };
+            let got = codec.compress(page).unwrap();
+            let fresh = zstd::bulk::compress(page, level).unwrap();
+            assert_eq!(&got[..], &fresh[..], "level {level}");
+            assert_eq!(zstd::bulk::decompress(&got, page.len()).unwrap(), *page);
+        }
     }
 }
