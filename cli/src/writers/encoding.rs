@@ -11,7 +11,8 @@
 //!   dictionary page ([`DICTIONARY_BYTES`]): the Chao1 estimate of the number of distinct values
 //!   from the sample (its distinct values plus f1²/2f2, from the values seen once and twice)
 //!   times their mean size. A dictionary that outgrows its page still falls back, to the
-//!   encoding below;
+//!   encoding below (to PLAIN for integers whose dictionary the sample says fits: see
+//!   [`choice`]);
 //! - **integers** (`INT32`, `INT64`: ints, longs, dates, times, timestamps, small decimals):
 //!   `DELTA_BINARY_PACKED`, which bit-packs the differences of neighbouring values, unless
 //!   the sample's differences are so wide that it would take well over what compressed PLAIN
@@ -159,9 +160,14 @@ impl Plan {
 fn choice(physical: Physical, sample: &Sample, compressed: bool) -> Choice {
     let fits = sample.dictionary_fits();
     match physical {
+        // Where the sample says the dictionary fits, its fallback (what pages take if it
+        // outgrows its page after all) is PLAIN: the `parquet` crate (59) builds the fallback
+        // encoder with every column writer, and a `DELTA_BINARY_PACKED` one reserves 1 MiB
+        // up front, first touched by the allocator; for each such column of each row group,
+        // where it is seldom written.
         Physical::INT32 | Physical::INT64 => Choice {
             dictionary: fits.unwrap_or(true),
-            encoding: Some(if sample.delta_loses() {
+            encoding: Some(if fits == Some(true) || sample.delta_loses() {
                 Encoding::PLAIN
             } else {
                 Encoding::DELTA_BINARY_PACKED
@@ -508,11 +514,13 @@ mod tests {
                 encoding: delta
             }
         );
+        // A dictionary that fits falls back, if ever, to PLAIN (no 1 MiB DELTA encoder
+        // reserved by every column writer for it).
         assert_eq!(
             got[1],
             Choice {
                 dictionary: true,
-                encoding: delta
+                encoding: Some(Encoding::PLAIN)
             }
         );
         assert_eq!(
@@ -594,17 +602,22 @@ mod tests {
         let negative: ArrayRef = Arc::new(arrow::array::Int32Array::from_iter_values(
             noise(5000).map(|x| -((x % 100) as i32)),
         ));
+        let amounts_lose = Sample::of(std::slice::from_ref(&amounts)).delta_loses();
         let got = choices_of(vec![
             ("ts", ts),
             ("counts", counts),
             ("amounts", amounts),
             ("negative", negative),
         ]);
+        assert!(amounts_lose);
         let delta = Some(Encoding::DELTA_BINARY_PACKED);
-        assert_eq!(got[0].encoding, delta);
-        assert_eq!(got[1].encoding, delta);
-        assert_eq!(got[2].encoding, Some(Encoding::PLAIN));
-        assert_eq!(got[3].encoding, delta);
+        let plain = Some(Encoding::PLAIN);
+        assert_eq!((got[0].dictionary, got[0].encoding), (false, delta));
+        // Small counts and negatives fit a dictionary, whose fallback is then PLAIN.
+        assert_eq!((got[1].dictionary, got[1].encoding), (true, plain));
+        // Amounts fit a dictionary too; without one they would still be PLAIN: DELTA loses.
+        assert_eq!((got[2].dictionary, got[2].encoding), (true, plain));
+        assert_eq!((got[3].dictionary, got[3].encoding), (true, plain));
         assert_eq!(sign_extend(0xFFFF_FFFF, 4), -1);
         assert_eq!(sign_extend(0x7FFF_FFFF, 4), i32::MAX as i128);
         assert_eq!(sign_extend(0xFF, 8), 255);
