@@ -12,8 +12,9 @@ Every output is read back with pyarrow and must hold every row. Dirty pages are 
 
 Prints a Markdown table: per file and thread count, the median seconds of each, the ratios
 (peer / avrow) and the output sizes; beside the medians, DuckDB / avrow of the fastest runs
-(on a shared machine whose slow stretches outlast a round, the medians move with them). Needs the Python packages duckdb, duckdb-extension-avro
-and pyarrow, and `cargo build --release -p avrow-cli -p avrow-benches`.
+(on a shared machine whose slow stretches outlast a round, the medians move with them).
+Needs the Python packages duckdb, duckdb-extension-avro and pyarrow, and
+`cargo build --release -p avrow-cli -p avrow-benches`.
 """
 
 import argparse
