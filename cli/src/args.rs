@@ -103,7 +103,9 @@ output each with --output-dir. `-` reads standard input; `-o -` writes standard 
 The output is written to a hidden temporary file beside it (.NAME.avrow-XXXXXX.tmp) and renamed
 into place on success: a failed conversion leaves no partial file and never touches an existing
 output. An existing output is only replaced with --force. A conversion killed by a signal
-(Ctrl-C) may leave the hidden temporary file behind, but never a partial output.
+(Ctrl-C) may leave the hidden temporary file behind, but never a partial output. The data
+is left to the operating system to write to disk, as cp, DuckDB and pyarrow do; --fsync waits
+until it is on disk before the rename (durable across a power loss, slower).
 
 Examples:
   avrow convert data.avro -o data.parquet
@@ -192,6 +194,11 @@ pub struct ConvertArgs {
     /// Replace outputs that already exist.
     #[arg(long)]
     pub force: bool,
+
+    /// Wait until each output is on disk (fsync) before renaming it into place, so that a
+    /// power loss leaves the old output or the whole new one.
+    #[arg(long)]
+    pub fsync: bool,
 
     /// Skip blocks that cannot be read (framing, sync marker, decompression, decoding) whole,
     /// resynchronise on the next sync marker and go on. Each skipped block is reported on

@@ -93,6 +93,8 @@ pub struct ConvertConfig {
     pub block_size: usize,
     /// Replace existing outputs.
     pub force: bool,
+    /// Sync each output to disk before renaming it into place.
+    pub fsync: bool,
     /// No progress bar, no summary.
     pub quiet: bool,
 }
@@ -156,6 +158,7 @@ impl ConvertConfig {
             row_group_bytes: args.row_group_bytes,
             block_size: args.block_size,
             force: args.force,
+            fsync: args.fsync,
             quiet,
         })
     }

@@ -164,21 +164,26 @@ pub fn create_file(target: &Path, force: bool) -> Result<(Out, PendingFile)> {
 }
 
 impl PendingFile {
-    /// Syncs the finished temporary file to disk and renames it to the target. Without
-    /// `force`, fails if the target appeared meanwhile (and removes the temporary file).
+    /// Renames the finished temporary file to the target, first syncing it to disk if
+    /// `fsync` (without, the kernel writes it back in its own time: a power loss soon after
+    /// may leave the target empty on file systems that do not order the data before the
+    /// rename). Without `force`, fails if the target appeared meanwhile (and removes the
+    /// temporary file).
     ///
     /// # Errors
     /// Syncing or renaming fails.
-    pub fn commit(self) -> Result<()> {
+    pub fn commit(self, fsync: bool) -> Result<()> {
         let PendingFile {
             temp,
             handle,
             target,
             force,
         } = self;
-        handle
-            .sync_all()
-            .with_context(|| format!("cannot write {}", target.display()))?;
+        if fsync {
+            handle
+                .sync_all()
+                .with_context(|| format!("cannot write {}", target.display()))?;
+        }
         drop(handle);
         let result = if force {
             temp.persist(&target)
@@ -223,7 +228,7 @@ mod tests {
         out.flush().unwrap();
         assert_eq!(out.written(), 3);
         drop(out);
-        pending.commit().unwrap();
+        pending.commit(false).unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"one");
 
         assert!(create_file(&target, false).is_err());
@@ -231,7 +236,7 @@ mod tests {
         out.write_all(b"two").unwrap();
         out.flush().unwrap();
         drop(out);
-        pending.commit().unwrap();
+        pending.commit(true).unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
@@ -245,7 +250,7 @@ mod tests {
         out.flush().unwrap();
         drop(out);
         std::fs::write(&target, b"theirs").unwrap();
-        let err = pending.commit().unwrap_err();
+        let err = pending.commit(true).unwrap_err();
         assert!(err.to_string().contains("already exists"), "{err}");
         assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

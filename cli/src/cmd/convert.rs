@@ -245,7 +245,7 @@ fn convert(
     let written = out.written();
     drop(out);
     if let Some(pending) = pending {
-        pending.commit()?;
+        pending.commit(config.fsync)?;
     }
     let (rows, elapsed) = progress.finish();
     if !config.quiet {

@@ -133,6 +133,20 @@ fn existing_output_needs_force() {
         .unwrap()
         .starts_with("station,time,temp\n"));
     assert_eq!(names_in(dir.path()), ["out.csv"]);
+    // The same with the data synced to disk before the rename.
+    std::fs::write(&output, b"replace me").unwrap();
+    avrow()
+        .arg("convert")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(["--force", "--fsync", "-q"])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&output)
+        .unwrap()
+        .starts_with("station,time,temp\n"));
+    assert_eq!(names_in(dir.path()), ["out.csv"]);
 }
 
 #[test]
