@@ -5,8 +5,9 @@
 arrow_avro_parquet.rs`, one thread whatever the thread count), all zstd. Whole process for
 avrow and arrow-rs (release binaries), one `COPY` statement in a fresh DuckDB connection for
 DuckDB. Rounds alternate the three so that a slow stretch of a shared machine hits all.
-Every output is read back with pyarrow and must hold every row. Dirty pages are flushed
-(`sync`) before every run, so that one run's writes are not written back during the next.
+Every output is read back with pyarrow and must hold every row. Before every run the previous
+output is removed and dirty pages are flushed (`sync`), untimed, so that every run writes a new
+file and one run's writes are not written back during the next.
 
     python3 benches/parquet.py [--rounds 7] [--threads 1,2] FILE.avro [FILE.avro ...]
 
@@ -40,17 +41,26 @@ def extension_path():
     raise SystemExit("no DuckDB Avro extension found")
 
 
-def run_avrow(path, out, threads):
+def fresh(out):
+    """Remove the previous round's output and write back dirty pages, untimed: each run then
+    writes a new file, and none pays for freeing the old one's pages or for the file
+    system's flush when a file is replaced."""
+    if os.path.exists(out):
+        os.unlink(out)
     os.sync()
+
+
+def run_avrow(path, out, threads):
+    fresh(out)
     start = time.perf_counter()
-    subprocess.run([AVROW, "convert", path, "-o", out, "--force", "--quiet",
+    subprocess.run([AVROW, "convert", path, "-o", out, "--quiet",
                     "-j", str(threads)], check=True)
     return time.perf_counter() - start
 
 
 def run_arrow_rs(path, out):
     """Seconds, or None when arrow-rs cannot convert the file (its writer has no unions)."""
-    os.sync()
+    fresh(out)
     start = time.perf_counter()
     done = subprocess.run([ARROW_RS, path, out], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL)
@@ -63,7 +73,7 @@ def rows_of(parquet):
 
 
 def run_duckdb(path, out, threads):
-    os.sync()
+    fresh(out)
     start = time.perf_counter()
     con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     con.load_extension(extension_path())

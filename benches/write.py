@@ -2,7 +2,8 @@
 """Arrow → Avro end to end: `avrow convert X.arrow -o X.avro --compression none -j 1` against
 a program doing the same with arrow-rs alone (`arrow-ipc`'s reader into `arrow-avro`'s
 `AvroWriter`, `benches/src/bin/arrow_avro_write.rs`), whole process, release binaries. Rounds
-alternate the two; dirty pages are flushed (`sync`) before every run. Every output is read
+alternate the two; before every run the previous output is removed and dirty pages are
+flushed (`sync`), untimed, so every run writes a new file. Every output is read
 back by fastavro for its row count (avrow's must be complete; an arrow-rs output fastavro
 cannot read is marked "unreadable").
 
@@ -28,7 +29,12 @@ AVROW = os.path.join(ROOT, "target", "release", "avrow")
 ARROW_RS = os.path.join(ROOT, "target", "release", "arrow_avro_write")
 
 
-def timed(cmd):
+def timed(cmd, out):
+    """Seconds for `cmd`, which writes `out`: the previous round's output is removed and dirty
+    pages written back first, untimed, so that each run writes a new file and none pays for
+    freeing the old one's pages or for the file system's flush when a file is replaced."""
+    if os.path.exists(out):
+        os.unlink(out)
     os.sync()
     t = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -51,16 +57,17 @@ def main():
         for path in args.files:
             rows = pyarrow.ipc.open_file(path).read_all().num_rows
             ours, theirs = os.path.join(tmp, "avrow.avro"), os.path.join(tmp, "arrow-rs.avro")
+            outs = {"avrow": ours, "arrow-rs": theirs}
             runs = {
                 "avrow": [AVROW, "convert", path, "-o", ours, "--compression", "none",
-                          "-j", "1", "--force", "--quiet"],
+                          "-j", "1", "--quiet"],
                 "arrow-rs": [ARROW_RS, path, theirs],
             }
             times = {k: [] for k in runs}
             for r in range(args.rounds):
                 order = list(runs) if r % 2 == 0 else list(reversed(runs))
                 for k in order:
-                    times[k].append(timed(runs[k]))
+                    times[k].append(timed(runs[k], outs[k]))
             assert rows_of(ours) == rows, f"{ours}: not every row"
             try:
                 peer_ok = rows_of(theirs) == rows
