@@ -295,6 +295,7 @@ def write_avro(
     threads: Optional[int] = None,
     avro_schema: Optional[Union[str, Dict[str, Any]]] = None,
     metadata: Optional[Dict[str, Union[str, bytes]]] = None,
+    fsync: bool = False,
 ) -> int:
     """Write Arrow data as an Avro container file; returns the rows written.
 
@@ -310,6 +311,9 @@ def write_avro(
 
     A path is written under a temporary name beside it and renamed when complete; a file
     object receives the file only once it is complete. On an error nothing is left behind.
+    ``fsync``: a path's data is synced to disk before the rename, so that a power loss leaves
+    the old file or the whole new one (by default, as with ``open``, the operating system
+    writes it back in its own time; a file object is the caller's to sync).
 
     >>> avrow.write_avro(table, "out.avro", codec="zstd")                # doctest: +SKIP
     """
@@ -320,6 +324,8 @@ def write_avro(
         raise InvalidArgumentError(f"level must be an integer, not {level!r}")
     if not isinstance(codec, str):
         raise InvalidArgumentError(f"codec must be a string, not {codec!r}")
+    if not isinstance(fsync, bool):
+        raise InvalidArgumentError(f"fsync must be True or False, not {fsync!r}")
     if not hasattr(data, "__arrow_c_stream__") and hasattr(data, "__arrow_c_array__"):
         data = pa.Table.from_batches([pa.record_batch(data)])
     meta = None
@@ -334,7 +340,7 @@ def write_avro(
         metadata=meta,
     )
     if isinstance(dest, (str, os.PathLike)):
-        return _avrow.write(data, os.fspath(dest), **options)
+        return _avrow.write(data, os.fspath(dest), fsync=fsync, **options)
     if not hasattr(dest, "write"):
         raise TypeError(f"dest must be a path or a binary file-like object, not {type(dest).__name__}")
     # The file is made whole on disk first, so that an error leaves the file object untouched.

@@ -43,5 +43,6 @@ def write(
     threads: Optional[int] = None,
     avro_schema: Optional[str] = None,
     metadata: Optional[Dict[str, bytes]] = None,
+    fsync: bool = False,
 ) -> int: ...
 def build_info() -> str: ...

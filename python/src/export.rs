@@ -204,12 +204,14 @@ pub(crate) fn import_stream(data: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStrea
 }
 
 /// Write `stream` with `builder` to a temporary file beside `path`, renamed to `path` once
-/// complete (removed on error). The GIL is released but between batches. Returns the rows.
+/// complete (removed on error), synced to disk before the rename if `fsync`. The GIL is
+/// released but between batches. Returns the rows.
 pub(crate) fn write_file(
     py: Python<'_>,
     stream: ArrowArrayStreamReader,
     builder: avrow::WriterBuilder,
     path: &Path,
+    fsync: bool,
 ) -> PyResult<u64> {
     let name = path.file_name().ok_or_else(|| {
         to_py(avrow::Error::InvalidArgument(format!(
@@ -251,7 +253,9 @@ pub(crate) fn write_file(
             let mut out = w.finish()?;
             out.flush().map_err(|e| io(e, &tmp))?;
             let file = out.into_inner().map_err(|e| io(e.into_error(), &tmp))?;
-            file.sync_all().map_err(|e| io(e, &tmp))?;
+            if fsync {
+                file.sync_all().map_err(|e| io(e, &tmp))?;
+            }
             std::fs::rename(&tmp, path).map_err(|e| io(e, path))?;
             guard.0 = None;
             Ok(rows)

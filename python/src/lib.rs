@@ -293,10 +293,11 @@ fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<
 }
 
 /// Write the batches of an Arrow stream (any object with `__arrow_c_stream__`) to `path` as
-/// an Avro container file: into a temporary file beside it, renamed on success.
+/// an Avro container file: into a temporary file beside it, renamed on success (synced to
+/// disk first if `fsync`).
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (data, path, codec="deflate", level=None, block_size=None, threads=None, avro_schema=None, metadata=None))]
+#[pyo3(signature = (data, path, codec="deflate", level=None, block_size=None, threads=None, avro_schema=None, metadata=None, fsync=false))]
 fn write(
     py: Python<'_>,
     data: Bound<'_, PyAny>,
@@ -307,6 +308,7 @@ fn write(
     threads: Option<usize>,
     avro_schema: Option<String>,
     metadata: Option<std::collections::HashMap<String, Vec<u8>>>,
+    fsync: bool,
 ) -> PyResult<u64> {
     let codec = match codec {
         "none" | "null" => avrow::Codec::Null,
@@ -334,7 +336,7 @@ fn write(
     for (k, v) in metadata.unwrap_or_default() {
         b = b.with_metadata(k, v);
     }
-    export::write_file(py, stream, b, &path)
+    export::write_file(py, stream, b, &path, fsync)
 }
 
 /// The varint kernel and bulk path this process uses (what `avrow --version` reports).

@@ -43,6 +43,15 @@ def test_any_arrow_stream_and_metadata(tmp_path):
         avrow.write_avro([1, 2, 3], out)
 
 
+def test_with_fsync_the_file_is_written_and_replaced(tmp_path):
+    table = pa.table({"x": pa.array([1, 2, None], pa.int64())})
+    out = tmp_path / "synced.avro"
+    out.write_bytes(b"replace me")
+    assert avrow.write_avro(table, out, fsync=True) == 3
+    assert avrow.read_avro(out).to_pylist() == table.to_pylist()
+    assert os.listdir(tmp_path) == ["synced.avro"]
+
+
 def test_bad_values_are_errors_and_leave_no_file(tmp_path):
     table = pa.table({"x": pa.array([1, None, 3], pa.int64())})
     schema = '{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}'
@@ -99,7 +108,8 @@ def test_failed_write_to_a_file_object_writes_nothing():
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"block_size": -1}, {"threads": -2}, {"level": 1 << 40}, {"codec": 3}, {"threads": "2"}]
+    "kwargs",
+    [{"block_size": -1}, {"threads": -2}, {"level": 1 << 40}, {"codec": 3}, {"threads": "2"}, {"fsync": 1}],
 )
 def test_bad_write_arguments_are_avrow_errors(tmp_path, kwargs):
     table = pa.table({"x": [1]})
