@@ -3,7 +3,10 @@
 //! apache-avro's `Writer`, in rounds that rotate the order (as `ratios` does for reading).
 //! Each writer starts from its own in-memory form of the same file's rows: avrow's and
 //! arrow-avro's readers' batches, apache-avro's `Value`s, so that only writing is timed.
-//! Every output is checked once: avrow reads it back with every row.
+//! Every output is checked once: avrow reads it back with every row. Each writer writes into
+//! its own buffer, kept from round to round and touched once before the first (cleared, its
+//! capacity kept): the rounds time the encoders, not the allocation and page faults of a
+//! fresh 128 MiB output, which were a third of the time when every round had its own.
 //!
 //! `write [--rounds 7] [--shapes order,wide,telemetry,counters] [--codec null] [--threads 1]`
 //! `write --profile SHAPE [--rounds N]`: only avrow's writer, N times (for `perf record`).
@@ -15,15 +18,24 @@ use avrow_benches::median_min_max;
 use avrow_datasets::{Codec, Shape};
 use std::time::Instant;
 
+/// An output buffer for a writer: 128 MiB, every page touched.
+fn sink() -> Vec<u8> {
+    let mut v = vec![1u8; 128 << 20];
+    v.clear();
+    v
+}
+
 fn avrow_write(
     batches: &[arrow_array::RecordBatch],
     codec: avrow::Codec,
     threads: usize,
+    mut out: Vec<u8>,
 ) -> Vec<u8> {
+    out.clear();
     let mut w = avrow::WriterBuilder::new(batches[0].schema())
         .with_codec(codec)
         .with_threads(threads)
-        .build(Vec::with_capacity(128 << 20))
+        .build(out)
         .expect("writer");
     for b in batches {
         w.write(b).expect("write");
@@ -31,10 +43,10 @@ fn avrow_write(
     w.finish().expect("finish")
 }
 
-fn arrow_avro_write(batches: &[arrow_array_latest::RecordBatch]) -> Vec<u8> {
+fn arrow_avro_write(batches: &[arrow_array_latest::RecordBatch], mut out: Vec<u8>) -> Vec<u8> {
+    out.clear();
     let schema = batches[0].schema().as_ref().clone();
-    let mut w = arrow_avro::writer::AvroWriter::new(Vec::with_capacity(128 << 20), schema)
-        .expect("arrow-avro writer");
+    let mut w = arrow_avro::writer::AvroWriter::new(out, schema).expect("arrow-avro writer");
     for b in batches {
         w.write(b).expect("arrow-avro write");
     }
@@ -42,9 +54,9 @@ fn arrow_avro_write(batches: &[arrow_array_latest::RecordBatch]) -> Vec<u8> {
     w.into_inner()
 }
 
-fn apache_write(schema: &apache_avro::Schema, values: &[Value]) -> Vec<u8> {
-    let mut w = apache_avro::Writer::new(schema, Vec::with_capacity(128 << 20))
-        .expect("apache-avro writer");
+fn apache_write(schema: &apache_avro::Schema, values: &[Value], mut out: Vec<u8>) -> Vec<u8> {
+    out.clear();
+    let mut w = apache_avro::Writer::new(schema, out).expect("apache-avro writer");
     for v in values {
         w.append_value_ref(v).expect("apache-avro append");
     }
@@ -77,9 +89,11 @@ fn main() {
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
+        let mut out = sink();
         let t = Instant::now();
         for _ in 0..rounds {
-            assert!(!avrow_write(&batches, codec, threads).is_empty());
+            out = avrow_write(&batches, codec, threads, out);
+            assert!(!out.is_empty());
         }
         let per_row = t.elapsed().as_secs_f64() * 1e9 / (rounds as f64 * file.rows as f64);
         println!("{shape}: {per_row:.1} ns/row");
@@ -108,21 +122,27 @@ fn main() {
         let schema = reader.writer_schema().clone();
         let values: Vec<Value> = reader.map(|v| v.unwrap()).collect();
         // Untimed: each writer once, and the outputs checked.
-        assert_eq!(rows_of(&avrow_write(&ours, codec, threads)), rows);
-        assert_eq!(rows_of(&arrow_avro_write(&theirs)), rows);
-        assert_eq!(rows_of(&apache_write(&schema, &values)), rows);
+        let mut outs = [sink(), sink(), sink()];
+        outs[0] = avrow_write(&ours, codec, threads, std::mem::take(&mut outs[0]));
+        outs[1] = arrow_avro_write(&theirs, std::mem::take(&mut outs[1]));
+        outs[2] = apache_write(&schema, &values, std::mem::take(&mut outs[2]));
+        for out in &outs {
+            assert_eq!(rows_of(out), rows);
+        }
         let mut times: Vec<Vec<f64>> = (0..3).map(|_| Vec::with_capacity(rounds)).collect();
         for round in 0..rounds {
             for k in 0..3 {
                 let which = (round + k) % 3;
+                let out = std::mem::take(&mut outs[which]);
                 let t = Instant::now();
-                let n = match which {
-                    0 => avrow_write(&ours, codec, threads).len(),
-                    1 => arrow_avro_write(&theirs).len(),
-                    _ => apache_write(&schema, &values).len(),
+                let out = match which {
+                    0 => avrow_write(&ours, codec, threads, out),
+                    1 => arrow_avro_write(&theirs, out),
+                    _ => apache_write(&schema, &values, out),
                 };
                 times[which].push(t.elapsed().as_secs_f64());
-                assert!(n > 0);
+                assert!(!out.is_empty());
+                outs[which] = out;
             }
         }
         let ns: Vec<String> = times
