@@ -121,32 +121,22 @@ fn existing_output_needs_force() {
         "{err}"
     );
     assert_eq!(std::fs::read(&output).unwrap(), b"keep me");
-    avrow()
-        .arg("convert")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .args(["--force", "-q"])
-        .assert()
-        .success();
-    assert!(std::fs::read_to_string(&output)
-        .unwrap()
-        .starts_with("station,time,temp\n"));
-    assert_eq!(names_in(dir.path()), ["out.csv"]);
-    // The same with the data synced to disk before the rename.
-    std::fs::write(&output, b"replace me").unwrap();
-    avrow()
-        .arg("convert")
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .args(["--force", "--fsync", "-q"])
-        .assert()
-        .success();
-    assert!(std::fs::read_to_string(&output)
-        .unwrap()
-        .starts_with("station,time,temp\n"));
-    assert_eq!(names_in(dir.path()), ["out.csv"]);
+    // Replaced with --force, and with the data also synced to disk before the rename.
+    for flags in [&["--force", "-q"][..], &["--force", "--fsync", "-q"]] {
+        std::fs::write(&output, b"replace me").unwrap();
+        avrow()
+            .arg("convert")
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .args(flags)
+            .assert()
+            .success();
+        assert!(std::fs::read_to_string(&output)
+            .unwrap()
+            .starts_with("station,time,temp\n"));
+        assert_eq!(names_in(dir.path()), ["out.csv"]);
+    }
 }
 
 #[test]
