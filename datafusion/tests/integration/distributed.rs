@@ -10,7 +10,8 @@ use datafusion::execution::SessionStateBuilder;
 use datafusion::physical_plan::displayable;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use datafusion_distributed::{
-    DistributedExt, SessionStateBuilderExt, Worker, WorkerQueryContext, WorkerResolver,
+    DistributedExt, RouteTasksEvent, RouteTasksEventResponse, SessionStateBuilderExt, Worker,
+    WorkerQueryContext, WorkerResolver,
 };
 
 use crate::common::{avrow_ctx, query, text};
@@ -51,14 +52,17 @@ fn worker(named: NamedWorkers, tasks: Arc<AtomicUsize>) -> Worker {
 /// `n` workers on localhost ports, each counting the tasks it was sent, and a coordinator
 /// that splits scans into tasks of ~`bytes` bytes.
 async fn cluster(n: usize, bytes: usize) -> (SessionContext, Arc<AtomicUsize>) {
-    let (ctx, tasks, _workers) = cluster_with_workers(n, bytes).await;
+    let (ctx, tasks, _workers) = cluster_with_workers(n, bytes, None).await;
     (ctx, tasks)
 }
 
-/// [`cluster`], with the workers' server tasks (abort one to kill that worker).
+/// [`cluster`], with the workers' server tasks (abort one to kill that worker). With
+/// `first`, every stage's tasks go round-robin from that worker, so it surely gets one;
+/// otherwise the coordinator routes from a random worker (a one-task stage may miss any).
 async fn cluster_with_workers(
     n: usize,
     bytes: usize,
+    first: Option<usize>,
 ) -> (
     SessionContext,
     Arc<AtomicUsize>,
@@ -82,7 +86,8 @@ async fn cluster_with_workers(
                 .unwrap();
         }));
     }
-    let state = SessionStateBuilder::new()
+    let urls = Localhost(ports.clone()).get_urls().unwrap();
+    let mut builder = SessionStateBuilder::new()
         .with_default_features()
         .with_config(SessionConfig::new().with_target_partitions(2))
         .with_distributed_planner()
@@ -90,8 +95,14 @@ async fn cluster_with_workers(
         .with_distributed_channel_resolver(named)
         .with_distributed_user_codec(AvrowCodec)
         .with_distributed_file_scan_config_bytes_per_partition(bytes)
-        .unwrap()
-        .build();
+        .unwrap();
+    if let Some(first) = first {
+        builder = builder.with_distributed_route_tasks_handler(move |ev: RouteTasksEvent<'_>| {
+            let routed = urls.iter().cycle().skip(first).take(ev.task_count);
+            Some(Ok(RouteTasksEventResponse::new(routed.cloned().collect())))
+        });
+    }
+    let state = builder.build();
     let ctx = SessionContext::from(state);
     avrow_datafusion::register(&ctx).unwrap();
     (ctx, tasks, workers)
@@ -273,13 +284,13 @@ async fn the_codec_round_trips_a_scan() {
 async fn a_dead_worker_is_an_error_not_an_answer() {
     let dir = tempfile::tempdir().unwrap();
     let path = telemetry(dir.path());
-    let (ctx, _, workers) = cluster_with_workers(2, 256 << 10).await;
+    let (ctx, _, workers) = cluster_with_workers(2, 256 << 10, Some(1)).await;
     ctx.register_avrow("t", path.to_str().unwrap(), AvrowReadOptions::default())
         .await
         .unwrap();
     let sql = "SELECT status, count(*) FROM t GROUP BY status ORDER BY status";
     // The second worker is killed before it has served anything (no open connection to it
-    // lives on); the resolver still names it, and the planner gives it tasks.
+    // lives on); the resolver still names it, and every stage routes its first task to it.
     workers[1].abort();
     let _ = workers.into_iter().nth(1).unwrap().await;
     let result = match ctx.sql(sql).await {
