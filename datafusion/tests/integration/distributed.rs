@@ -57,8 +57,8 @@ async fn cluster(n: usize, bytes: usize) -> (SessionContext, Arc<AtomicUsize>) {
 }
 
 /// [`cluster`], with the workers' server tasks (abort one to kill that worker). With
-/// `first`, every stage's tasks go round-robin from that worker, so it surely gets one;
-/// otherwise the coordinator routes from a random worker (a one-task stage may miss any).
+/// `first`, every stage's tasks are routed by [`route_from`] from that worker; otherwise the
+/// coordinator routes from a random worker.
 async fn cluster_with_workers(
     n: usize,
     bytes: usize,
@@ -97,15 +97,28 @@ async fn cluster_with_workers(
         .with_distributed_file_scan_config_bytes_per_partition(bytes)
         .unwrap();
     if let Some(first) = first {
-        builder = builder.with_distributed_route_tasks_handler(move |ev: RouteTasksEvent<'_>| {
-            let routed = urls.iter().cycle().skip(first).take(ev.task_count);
-            Some(Ok(RouteTasksEventResponse::new(routed.cloned().collect())))
-        });
+        builder = builder.with_distributed_route_tasks_handler(route_from(urls, first));
     }
     let state = builder.build();
     let ctx = SessionContext::from(state);
     avrow_datafusion::register(&ctx).unwrap();
     (ctx, tasks, workers)
+}
+
+/// A routing that gives every stage's tasks to `urls` round-robin from `urls[first]`, so
+/// that worker surely gets a task of every stage (the coordinator's own routing starts at a
+/// random worker, and a stage of one task may miss any given one).
+fn route_from(
+    urls: Vec<url::Url>,
+    first: usize,
+) -> impl for<'a> Fn(RouteTasksEvent<'a>) -> Option<datafusion::error::Result<RouteTasksEventResponse>>
+       + Send
+       + Sync
+       + 'static {
+    move |ev| {
+        let routed = urls.iter().cycle().skip(first).take(ev.task_count);
+        Some(Ok(RouteTasksEventResponse::new(routed.cloned().collect())))
+    }
 }
 
 /// A Telemetry file of 30 000 records in blocks of 500 (~2.5 MB).
@@ -397,6 +410,10 @@ async fn a_worker_dying_mid_query_is_an_error_or_a_retry_never_a_partial_answer(
         .with_distributed_user_codec(AvrowCodec)
         .with_distributed_file_scan_config_bytes_per_partition(256 << 10)
         .unwrap()
+        .with_distributed_route_tasks_handler(route_from(
+            Localhost(vec![live_port, doomed_port]).get_urls().unwrap(),
+            1,
+        ))
         .build();
     let ctx = SessionContext::from(state);
     avrow_datafusion::register(&ctx).unwrap();
