@@ -1,6 +1,8 @@
 """Random schemas and records written by fastavro (an independent writer) under every codec
-(`scripts/test` installs fastavro's snappy and zstandard modules), in blocks of random sizes, read back by avrow from a path, from bytes and as a stream:
-the same records as fastavro reads, for every Avro type and logical type."""
+(`scripts/test` installs fastavro's snappy and zstandard modules), in blocks of random sizes,
+read by avrow from bytes and as a stream from a file object: the same records as fastavro
+reads, for every Avro type and logical type. And avrow's tables written back by
+`write_avro` under the same codec: fastavro reads the same records again."""
 
 import datetime
 import decimal
@@ -17,6 +19,8 @@ from conftest import norm, norm_fastavro
 
 #: The specification's codecs (fastavro's `lz4` is its own, not Avro's).
 CODECS = ["null", "deflate", "snappy", "zstandard", "bzip2", "xz"]
+#: Their names in `avrow.write_avro`.
+WRITE_CODECS = dict(zip(CODECS, ["none", "deflate", "snappy", "zstd", "bzip2", "xz"]))
 
 UTC = datetime.timezone.utc
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=UTC)
@@ -273,3 +277,12 @@ def test_random_schemas_every_codec_equal_fastavro(seed):
             streamed = pa.Table.from_batches(list(reader), schema=reader.schema)
         assert streamed.schema == got.schema
         assert rows(streamed) == want, (codec, schema)
+        # Written back by avrow (the schema it recorded, or the one given), read by fastavro.
+        out = io.BytesIO()
+        given = rng.random() < 0.5
+        written = avrow.write_avro(got if rng.random() < 0.5 else streamed, out, codec=WRITE_CODECS[codec],
+                                   block_size=rng.choice([None, 100, 5000]), threads=rng.choice([None, 1]),
+                                   avro_schema=schema if given else None)
+        assert written == len(records)
+        back = [expect(r, schema) for r in fastavro.reader(io.BytesIO(out.getvalue()))]
+        assert back == want, (codec, given, schema)
