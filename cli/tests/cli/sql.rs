@@ -4,6 +4,7 @@
 use crate::harness::{avrow, sample};
 use predicates::prelude::PredicateBooleanExt;
 use predicates::str::contains;
+use std::path::Path;
 
 fn sql(args: &[&str]) -> String {
     let out = avrow().arg("sql").args(args).assert().success();
@@ -343,4 +344,113 @@ fn store_urls_without_the_cloud_feature_are_a_clear_usage_error() {
         .assert()
         .code(2)
         .stderr(contains("s3://").and(contains("cloud")));
+}
+
+/// Random schemas of every type, nested, written by fastavro (`python/tests/random_avro.py`,
+/// the Python package's generator): `SELECT *` at 1, 2 and 3 partitions prints the rows
+/// `convert` prints as NDJSON, `count(*)` counts them, and every top-level column alone (and
+/// the first field of a record column) answers its values.
+#[test]
+fn random_schemas_answer_as_convert_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/tests");
+    crate::harness::python(&format!(
+        r#"
+import random, sys
+sys.path.insert(0, {generator:?})
+from random_avro import case, fastavro_file
+for seed in range(12):
+    schema, records = case(seed)
+    rng = random.Random(seed)
+    codec = rng.choice(["null", "deflate", "snappy"])
+    data = fastavro_file(schema, records, codec, rng.choice([200, 4000]))
+    open({dir:?} + "/s%d.avro" % seed, "wb").write(data)
+"#,
+        generator = generator.display().to_string(),
+        dir = dir.path().display().to_string(),
+    ));
+    let sorted = |text: &str| {
+        let mut lines: Vec<String> = text.lines().map(String::from).collect();
+        lines.sort();
+        lines
+    };
+    for seed in 0..12 {
+        let path = dir.path().join(format!("s{seed}.avro"));
+        let file = path.display().to_string();
+        let ndjson = dir.path().join(format!("s{seed}.ndjson"));
+        avrow()
+            .args(["convert", "-q", &file, "-o"])
+            .arg(&ndjson)
+            .assert()
+            .success();
+        let want = std::fs::read_to_string(&ndjson).unwrap();
+        for partitions in ["1", "2", "3"] {
+            let got = sql(&[
+                "-q",
+                "-p",
+                partitions,
+                "--format",
+                "json",
+                &format!("SELECT * FROM '{file}'"),
+            ]);
+            assert_eq!(
+                sorted(&got),
+                sorted(&want),
+                "{file}, {partitions} partitions"
+            );
+        }
+        let rows = want.lines().count();
+        let count = sql(&[
+            "-q",
+            "--format",
+            "csv",
+            &format!("SELECT count(*) AS n FROM '{file}'"),
+        ]);
+        assert_eq!(count, format!("n\n{rows}\n"), "{file}");
+        // Each column alone: the values of that column of every row.
+        let schema: serde_json::Value = serde_json::from_slice(
+            &avrow()
+                .args(["schema", &file])
+                .assert()
+                .success()
+                .get_output()
+                .stdout,
+        )
+        .unwrap();
+        let records: Vec<serde_json::Value> = want
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        for field in schema["fields"].as_array().unwrap() {
+            let name = field["name"].as_str().unwrap();
+            let inner = field["type"]["fields"]
+                .as_array()
+                .and_then(|f| f.first())
+                .map(|f| f["name"].as_str().unwrap().to_string());
+            let select = match &inner {
+                Some(inner) => format!("\"{name}\"['{inner}']"),
+                None => format!("\"{name}\""),
+            };
+            let value = |r: &serde_json::Value| match &inner {
+                Some(inner) => r[name][inner.as_str()].clone(),
+                None => r[name].clone(),
+            };
+            let got = sql(&[
+                "-q",
+                "-p",
+                "2",
+                "--format",
+                "json",
+                &format!("SELECT {select} AS v FROM '{file}'"),
+            ]);
+            let mut got: Vec<String> = got
+                .lines()
+                .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["v"].to_string())
+                .collect();
+            let mut expected: Vec<String> = records.iter().map(|r| value(r).to_string()).collect();
+            got.sort();
+            expected.sort();
+            assert_eq!(got, expected, "{file}: {select}");
+        }
+    }
 }
