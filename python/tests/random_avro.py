@@ -124,15 +124,16 @@ class Gen:
             first = rng.random() < 0.7
             schema = ["null", inner] if first else [inner, "null"]
             return schema, lambda: None if rng.random() < 0.3 else make()
-        # A general union: branches of distinct kinds, values tagged with their branch so that
-        # fastavro writes the branch meant (ints and longs would otherwise be ambiguous).
+        # A general union: branches of distinct kinds, a record value tagged with its branch's
+        # name (fastavro's tuple notation); unions whose other values fastavro could write in
+        # another branch are left out by `unambiguous`.
         branches, makers, seen = [], [], set()
         for _ in range(rng.randrange(2, 5)):
             b, make = self.schema(depth - 1)
             if has_duration(b):
                 continue
             key = b if isinstance(b, str) else b.get("logicalType", b["type"]) if isinstance(b, dict) else "union"
-            if key in seen or isinstance(b, list) or key in ("fixed", "enum", "record") and key in seen:
+            if key in seen or isinstance(b, list):
                 continue
             if isinstance(b, dict) and b["type"] in ("int", "long", "string", "bytes") and b["type"] in seen:
                 continue
@@ -213,7 +214,7 @@ def unambiguous(schema):
 
 
 def case(seed):
-    """A random top-level record schema (fastavro's parsed form) and its records."""
+    """A random top-level record schema (as JSON) and its records, from `seed`."""
     rng = random.Random(seed)
     while True:
         gen = Gen(rng)
@@ -225,6 +226,8 @@ def case(seed):
 
 
 def fastavro_file(schema, records, codec, block):
+    """An Avro container file of `records` written by fastavro with `codec`, in blocks of
+    about `block` bytes."""
     buf = io.BytesIO()
     fastavro.writer(buf, fastavro.parse_schema(schema), records, codec=codec, sync_interval=block)
     return buf.getvalue()
