@@ -25,7 +25,7 @@ def expect(value, schema):
     """fastavro's value of `schema` normalised as `norm` normalises avrow's (durations, which
     fastavro reads as 12 bytes, at any depth)."""
     if isinstance(schema, list):
-        if value is None or has_duration(schema) is False:
+        if value is None or not has_duration(schema):
             return norm(value)
         return expect(value, next(b for b in schema if b != "null"))
     if isinstance(schema, dict):

@@ -357,17 +357,18 @@ fn random_schemas_answer_as_convert_prints() {
     crate::harness::python(&format!(
         r#"
 import random, sys
-sys.path.insert(0, {generator:?})
+sys.path.insert(0, {generator})
 from random_avro import case, fastavro_file
 for seed in range(12):
     schema, records = case(seed)
     rng = random.Random(seed)
     codec = rng.choice(["null", "deflate", "snappy"])
     data = fastavro_file(schema, records, codec, rng.choice([200, 4000]))
-    open({dir:?} + "/s%d.avro" % seed, "wb").write(data)
+    open({dir} + "/s%d.avro" % seed, "wb").write(data)
 "#,
-        generator = generator.display().to_string(),
-        dir = dir.path().display().to_string(),
+        // As JSON strings, which Python reads as the same string literals.
+        generator = serde_json::json!(generator.display().to_string()),
+        dir = serde_json::json!(dir.path().display().to_string()),
     ));
     let sorted = |text: &str| {
         let mut lines: Vec<String> = text.lines().map(String::from).collect();
