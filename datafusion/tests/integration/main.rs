@@ -4,6 +4,7 @@ mod common;
 mod distributed;
 pub mod object_store;
 mod oracle;
+mod random_queries;
 #[cfg(feature = "cloud")]
 mod s3;
 mod slt;
