@@ -202,10 +202,10 @@ async fn random_query(rng: &mut Rng, exprs: &[Expr], reference: &SessionContext)
                 return format!("SELECT count(*) FROM {{T}}{filter}");
             }
             let key = keys[rng.below(keys.len())];
-            let numbers: Vec<&Expr> = exprs
-                .iter()
-                .filter(|e| e.data_type.is_integer() || e.data_type.is_floating())
-                .collect();
+            // Integers only: DataFusion 55's grouped `min` of a float group whose only
+            // value is +inf answers the type's largest finite value, so float answers
+            // depend on how rows meet in partial aggregates (an upstream bug, not the scan).
+            let numbers: Vec<&Expr> = exprs.iter().filter(|e| e.data_type.is_integer()).collect();
             let aggregate = match numbers.get(rng.below(numbers.len().max(1))) {
                 Some(n) if rng.chance(70) => format!(", min({0}), max({0}), count({0})", n.sql),
                 _ => String::new(),
