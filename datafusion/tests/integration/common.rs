@@ -139,3 +139,33 @@ pub async fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Vec<RecordBatch>
     }
     out
 }
+
+/// `count` files of random schemas written by fastavro (`python/tests/random_avro.py`: every
+/// type, nested, seeds from 1000), in `dir`.
+pub fn fastavro_files(dir: &Path, count: usize) -> Vec<PathBuf> {
+    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/tests");
+    let program = format!(
+        r#"
+import random, sys
+sys.path.insert(0, {generator:?})
+from random_avro import case, fastavro_file
+for seed in range({count}):
+    schema, records = case(1000 + seed)
+    rng = random.Random(seed)
+    data = fastavro_file(schema, records, rng.choice(["null", "deflate"]), 4000)
+    open({dir:?} + "/r%d.avro" % seed, "wb").write(data)
+"#,
+        generator = generator.display().to_string(),
+        dir = dir.display().to_string(),
+    );
+    let out = std::process::Command::new("python3")
+        .args(["-c", &program])
+        .output()
+        .expect("python3 must be installed, with fastavro (scripts/test installs it)");
+    assert!(
+        out.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (0..count).map(|i| dir.join(format!("r{i}.avro"))).collect()
+}

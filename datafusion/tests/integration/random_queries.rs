@@ -260,35 +260,6 @@ fn rewritten(path: &Path, dir: &Path, index: usize, block: usize) -> PathBuf {
     out
 }
 
-/// Random-schema files written by fastavro, `count` of them, in `dir`.
-fn fastavro_files(dir: &Path, count: usize) -> Vec<PathBuf> {
-    let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/tests");
-    let program = format!(
-        r#"
-import random, sys
-sys.path.insert(0, {generator:?})
-from random_avro import case, fastavro_file
-for seed in range({count}):
-    schema, records = case(1000 + seed)
-    rng = random.Random(seed)
-    data = fastavro_file(schema, records, rng.choice(["null", "deflate"]), 4000)
-    open({dir:?} + "/r%d.avro" % seed, "wb").write(data)
-"#,
-        generator = generator.display().to_string(),
-        dir = dir.display().to_string(),
-    );
-    let out = std::process::Command::new("python3")
-        .args(["-c", &program])
-        .output()
-        .expect("python3 must be installed, with fastavro (scripts/test installs it)");
-    assert!(
-        out.status.success(),
-        "python failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (0..count).map(|i| dir.join(format!("r{i}.avro"))).collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_queries_answer_as_the_whole_file_read_into_memory() {
     let dir = tempfile::tempdir().unwrap();
