@@ -132,8 +132,39 @@ impl FileFormat for AvrowFormat {
             // conflict; the table has none. A column (or struct field) some file lacks reads
             // as nulls there, so it is nullable in the table whatever the files that have it say.
             _ => {
-                let merged =
-                    Schema::try_merge(schemas.iter().map(|s| Schema::new(s.fields().clone())))?;
+                // Columns whose types differ as Avro's promotions allow (int and long, a
+                // field added to a record, ...) first take the type every file reads as;
+                // the scan casts each file's batches to it.
+                let mut types: HashMap<&str, DataType> = HashMap::new();
+                let mut conflicts: Vec<&str> = Vec::new();
+                for field in schemas.iter().flat_map(|s| s.fields().iter()) {
+                    let name = field.name().as_str();
+                    match types.get(name) {
+                        None => {
+                            types.insert(name, field.data_type().clone());
+                        }
+                        Some(seen) => match promoted(seen, field.data_type()) {
+                            Some(t) => {
+                                types.insert(name, t);
+                            }
+                            None => conflicts.push(name),
+                        },
+                    }
+                }
+                let adjusted = schemas.iter().map(|s| {
+                    Schema::new(
+                        s.fields()
+                            .iter()
+                            .map(|f| match types.get(f.name().as_str()) {
+                                Some(t) if !conflicts.contains(&f.name().as_str()) => {
+                                    Arc::new(f.as_ref().clone().with_data_type(t.clone()))
+                                }
+                                _ => Arc::clone(f),
+                            })
+                            .collect::<Vec<_>>(),
+                    )
+                });
+                let merged = Schema::try_merge(adjusted)?;
                 let fields: Vec<Field> = merged
                     .fields()
                     .iter()
@@ -186,6 +217,44 @@ impl FileFormat for AvrowFormat {
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
         Arc::new(AvrowSource::new(table_schema, self.options.clone()))
     }
+}
+
+/// The type values of types `a` and `b` (of one column in two files) both read as under
+/// Avro's promotions: `int` and `long` as `long`, `float` and `double` as `double`, an
+/// integer and a floating-point number as `double`; records field by field (by name, the
+/// fields of either), array items and map values likewise. `None` where Avro's resolution
+/// reads neither as the other (the merge then reports the conflict).
+fn promoted(a: &DataType, b: &DataType) -> Option<DataType> {
+    use DataType::{Float32, Float64, Int32, Int64, LargeList, List, Map, Struct};
+    if a == b {
+        return Some(a.clone());
+    }
+    let item = |x: &Field, y: &Field| {
+        Some(Arc::new(
+            x.clone()
+                .with_data_type(promoted(x.data_type(), y.data_type())?)
+                .with_nullable(x.is_nullable() || y.is_nullable()),
+        ))
+    };
+    Some(match (a, b) {
+        (Int32, Int64) | (Int64, Int32) => Int64,
+        (Float32, Float64) | (Float64, Float32) => Float64,
+        (Int32 | Int64, Float32 | Float64) | (Float32 | Float64, Int32 | Int64) => Float64,
+        (Struct(x), Struct(y)) => {
+            let mut fields: Vec<Arc<Field>> = x.iter().cloned().collect();
+            for theirs in y {
+                match fields.iter_mut().find(|f| f.name() == theirs.name()) {
+                    Some(ours) => *ours = item(ours, theirs)?,
+                    None => fields.push(Arc::clone(theirs)),
+                }
+            }
+            Struct(fields.into())
+        }
+        (List(x), List(y)) => List(item(x, y)?),
+        (LargeList(x), LargeList(y)) => LargeList(item(x, y)?),
+        (Map(x, sorted), Map(y, theirs)) if sorted == theirs => Map(item(x, y)?, *sorted),
+        _ => return None,
+    })
 }
 
 /// `merged` (a field of the merged table schema) made nullable if any file lacks it (`None`

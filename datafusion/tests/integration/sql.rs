@@ -196,3 +196,129 @@ async fn struct_fields_not_asked_for_are_not_decoded() {
         "{err}"
     );
 }
+
+/// A file of `columns`, written by avrow (Avro types derived from the Arrow ones).
+fn file_of(path: &std::path::Path, columns: Vec<(&str, arrow::array::ArrayRef)>) {
+    let batch = arrow::array::RecordBatch::try_from_iter(columns).unwrap();
+    let mut writer = avrow::WriterBuilder::new(batch.schema())
+        .build(std::fs::File::create(path).unwrap())
+        .unwrap();
+    writer.write(&batch).unwrap();
+    writer.finish().unwrap();
+}
+
+#[tokio::test]
+async fn files_whose_schemas_evolved_by_promotion_read_as_one_table() {
+    use arrow::array::{
+        ArrayRef, Float32Array, Float64Array, Int32Array, Int64Array, ListArray, StringArray,
+        StructArray,
+    };
+    use arrow::datatypes::{DataType, Field, Int32Type, Int64Type};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    // The old schema: ints, a float, a record of one int field, an array of ints.
+    file_of(
+        &dir.path().join("1-old.avro"),
+        vec![
+            ("a", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef),
+            (
+                "f",
+                Arc::new(Float32Array::from(vec![0.5, 1.5])) as ArrayRef,
+            ),
+            (
+                "s",
+                Arc::new(StructArray::from(vec![(
+                    Arc::new(Field::new("x", DataType::Int32, false)),
+                    Arc::new(Int32Array::from(vec![10, 20])) as ArrayRef,
+                )])) as ArrayRef,
+            ),
+            (
+                "l",
+                Arc::new(ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+                    Some(vec![Some(1)]),
+                    Some(vec![]),
+                ])) as ArrayRef,
+            ),
+        ],
+    );
+    // The new one: longs, a double, the record with a long and a new string field, an array
+    // of longs, and a new top-level column.
+    file_of(
+        &dir.path().join("2-new.avro"),
+        vec![
+            (
+                "a",
+                Arc::new(Int64Array::from(vec![3_000_000_000])) as ArrayRef,
+            ),
+            ("b", Arc::new(StringArray::from(vec!["new"])) as ArrayRef),
+            ("f", Arc::new(Float64Array::from(vec![2.25])) as ArrayRef),
+            (
+                "s",
+                Arc::new(StructArray::from(vec![
+                    (
+                        Arc::new(Field::new("x", DataType::Int64, false)),
+                        Arc::new(Int64Array::from(vec![1i64 << 40])) as ArrayRef,
+                    ),
+                    (
+                        Arc::new(Field::new("y", DataType::Utf8, false)),
+                        Arc::new(StringArray::from(vec!["why"])) as ArrayRef,
+                    ),
+                ])) as ArrayRef,
+            ),
+            (
+                "l",
+                Arc::new(ListArray::from_iter_primitive::<Int64Type, _, _>(vec![
+                    Some(vec![Some(5_000_000_000), Some(-1)]),
+                ])) as ArrayRef,
+            ),
+        ],
+    );
+    let location = format!("{}/", dir.path().display());
+    for partitions in [1, 2] {
+        let ctx = avrow_ctx(partitions);
+        create(&ctx, "t", std::path::Path::new(&location)).await;
+        let schema = ctx.table("t").await.unwrap().schema().as_arrow().clone();
+        let types: Vec<String> = ["a", "f", "s", "l", "b"]
+            .iter()
+            .map(|c| schema.field_with_name(c).unwrap().data_type().to_string())
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "Int64",
+                "Float64",
+                // The new field is nullable: the old file lacks it.
+                "Struct(\"x\": non-null Int64, \"y\": Utf8)",
+                "List(Int64)",
+                "Utf8"
+            ]
+        );
+        assert!(schema.field_with_name("b").unwrap().is_nullable());
+        let got = text(
+            &query(
+                &ctx,
+                "SELECT a, b, f, s['x'] AS x, s['y'] AS y, l FROM t ORDER BY a",
+            )
+            .await,
+        );
+        let want = [
+            "+------------+-----+------+---------------+-----+------------------+",
+            "| a          | b   | f    | x             | y   | l                |",
+            "+------------+-----+------+---------------+-----+------------------+",
+            "| 1          |     | 0.5  | 10            |     | [1]              |",
+            "| 2          |     | 1.5  | 20            |     | []               |",
+            "| 3000000000 | new | 2.25 | 1099511627776 | why | [5000000000, -1] |",
+            "+------------+-----+------+---------------+-----+------------------+",
+        ];
+        assert_eq!(got, want.join("\n"), "{partitions} partitions");
+    }
+    // Types Avro does not promote between are still a conflict, named.
+    file_of(
+        &dir.path().join("3-bad.avro"),
+        vec![("a", Arc::new(StringArray::from(vec!["x"])) as ArrayRef)],
+    );
+    let ctx = avrow_ctx(1);
+    let sql = format!("CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION '{location}'");
+    let err = query_err(&ctx, &sql).await;
+    assert!(err.contains("'a'"), "{err}");
+}
