@@ -221,11 +221,14 @@ impl FileFormat for AvrowFormat {
 
 /// The type values of types `a` and `b` (of one column in two files) both read as under
 /// Avro's promotions: `int` and `long` as `long`, `float` and `double` as `double`, an
-/// integer and a floating-point number as `double`; records field by field (by name, the
-/// fields of either), array items and map values likewise. `None` where Avro's resolution
+/// integer and a floating-point number as `double`, decimals as one of the larger precision
+/// and scale; records field by field (by name, the fields of either), array items and map
+/// values likewise. `None` where Avro's resolution
 /// reads neither as the other (the merge then reports the conflict).
 fn promoted(a: &DataType, b: &DataType) -> Option<DataType> {
-    use DataType::{Float32, Float64, Int32, Int64, LargeList, List, Map, Struct};
+    use DataType::{
+        Decimal128, Decimal256, Float32, Float64, Int32, Int64, LargeList, List, Map, Struct,
+    };
     if a == b {
         return Some(a.clone());
     }
@@ -240,6 +243,20 @@ fn promoted(a: &DataType, b: &DataType) -> Option<DataType> {
         (Int32, Int64) | (Int64, Int32) => Int64,
         (Float32, Float64) | (Float64, Float32) => Float64,
         (Int32 | Int64, Float32 | Float64) | (Float32 | Float64, Int32 | Int64) => Float64,
+        // Decimals whose precision or scale grew (not a promotion of Avro's, which reads a
+        // decimal of another precision as its bytes, but lossless): the digits of both.
+        (Decimal128(p, s) | Decimal256(p, s), Decimal128(q, t) | Decimal256(q, t)) => {
+            let scale = (*s).max(*t);
+            let integer = (i16::from(*p) - i16::from(*s)).max(i16::from(*q) - i16::from(*t));
+            let precision = u8::try_from(integer + scale as i16).ok()?;
+            match precision {
+                0..=38 if matches!((a, b), (Decimal128(..), Decimal128(..))) => {
+                    Decimal128(precision, scale)
+                }
+                0..=76 => Decimal256(precision, scale),
+                _ => return None,
+            }
+        }
         (Struct(x), Struct(y)) => {
             let mut fields: Vec<Arc<Field>> = x.iter().cloned().collect();
             for theirs in y {

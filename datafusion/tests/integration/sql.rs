@@ -322,3 +322,44 @@ async fn files_whose_schemas_evolved_by_promotion_read_as_one_table() {
     let err = query_err(&ctx, &sql).await;
     assert!(err.contains("'a'"), "{err}");
 }
+
+#[tokio::test]
+async fn decimals_whose_precision_or_scale_grew_read_as_one_column() {
+    use arrow::array::{ArrayRef, Decimal128Array};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let decimals = |values: Vec<i128>, p: u8, s: i8| -> ArrayRef {
+        Arc::new(
+            Decimal128Array::from(values)
+                .with_precision_and_scale(p, s)
+                .unwrap(),
+        )
+    };
+    file_of(
+        &dir.path().join("1.avro"),
+        vec![("d", decimals(vec![125, -9_999_999_999], 10, 2))],
+    );
+    file_of(
+        &dir.path().join("2.avro"),
+        vec![("d", decimals(vec![123_456_789_125], 12, 3))],
+    );
+    let ctx = avrow_ctx(2);
+    create(&ctx, "t", &dir.path().join("")).await;
+    let schema = ctx.table("t").await.unwrap().schema().as_arrow().clone();
+    // Eight integer digits and two decimals, or nine and three: nine and three.
+    assert_eq!(
+        schema.field_with_name("d").unwrap().data_type().to_string(),
+        "Decimal128(12, 3)"
+    );
+    let got = text(&query(&ctx, "SELECT d FROM t ORDER BY d").await);
+    let want = [
+        "+---------------+",
+        "| d             |",
+        "+---------------+",
+        "| -99999999.990 |",
+        "| 1.250         |",
+        "| 123456789.125 |",
+        "+---------------+",
+    ];
+    assert_eq!(got, want.join("\n"));
+}
