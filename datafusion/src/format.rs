@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
@@ -222,12 +222,26 @@ impl FileFormat for AvrowFormat {
 /// The type values of types `a` and `b` (of one column in two files) both read as under
 /// Avro's promotions: `int` and `long` as `long`, `float` and `double` as `double`, an
 /// integer and a floating-point number as `double`, decimals as one of the larger precision
-/// and scale; records field by field (by name, the fields of either), array items and map
+/// and scale, timestamps (of one zone) and times in the finer unit; records field by field (by name, the fields of either), array items and map
 /// values likewise. `None` where Avro's resolution
 /// reads neither as the other (the merge then reports the conflict).
 fn promoted(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType::{
         Decimal128, Decimal256, Float32, Float64, Int32, Int64, LargeList, List, Map, Struct,
+        Time32, Time64, Timestamp,
+    };
+    let finer = |u: TimeUnit, v: TimeUnit| {
+        let rank = |t: TimeUnit| match t {
+            TimeUnit::Second => 0,
+            TimeUnit::Millisecond => 1,
+            TimeUnit::Microsecond => 2,
+            TimeUnit::Nanosecond => 3,
+        };
+        if rank(u) >= rank(v) {
+            u
+        } else {
+            v
+        }
     };
     if a == b {
         return Some(a.clone());
@@ -243,6 +257,13 @@ fn promoted(a: &DataType, b: &DataType) -> Option<DataType> {
         (Int32, Int64) | (Int64, Int32) => Int64,
         (Float32, Float64) | (Float64, Float32) => Float64,
         (Int32 | Int64, Float32 | Float64) | (Float32 | Float64, Int32 | Int64) => Float64,
+        // Timestamps (of one zone, or both local) and times in a finer unit: `timestamp-millis`
+        // written by some producers and `timestamp-micros` by others (Kafka Connect, Iceberg).
+        (Timestamp(u, z), Timestamp(v, w)) if z == w => Timestamp(finer(*u, *v), z.clone()),
+        (Time32(u) | Time64(u), Time32(v) | Time64(v)) => match finer(*u, *v) {
+            unit @ (TimeUnit::Second | TimeUnit::Millisecond) => Time32(unit),
+            unit => Time64(unit),
+        },
         // Decimals whose precision or scale grew (not a promotion of Avro's, which reads a
         // decimal of another precision as its bytes, but lossless): the digits of both.
         (Decimal128(p, s) | Decimal256(p, s), Decimal128(q, t) | Decimal256(q, t)) => {

@@ -363,3 +363,55 @@ async fn decimals_whose_precision_or_scale_grew_read_as_one_column() {
     ];
     assert_eq!(got, want.join("\n"));
 }
+
+#[tokio::test]
+async fn timestamps_and_times_in_millis_and_micros_read_in_micros() {
+    use arrow::array::{ArrayRef, Time32MillisecondArray, Time64MicrosecondArray};
+    use arrow::array::{TimestampMicrosecondArray, TimestampMillisecondArray};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    file_of(
+        &dir.path().join("millis.avro"),
+        vec![
+            (
+                "ts",
+                Arc::new(
+                    TimestampMillisecondArray::from(vec![1_700_000_000_123])
+                        .with_timezone("+00:00"),
+                ) as ArrayRef,
+            ),
+            (
+                "t",
+                Arc::new(Time32MillisecondArray::from(vec![1_000])) as ArrayRef,
+            ),
+        ],
+    );
+    file_of(
+        &dir.path().join("micros.avro"),
+        vec![
+            (
+                "ts",
+                Arc::new(
+                    TimestampMicrosecondArray::from(vec![1_700_000_000_123_456])
+                        .with_timezone("+00:00"),
+                ) as ArrayRef,
+            ),
+            (
+                "t",
+                Arc::new(Time64MicrosecondArray::from(vec![2_000_001])) as ArrayRef,
+            ),
+        ],
+    );
+    let ctx = avrow_ctx(1);
+    create(&ctx, "t", &dir.path().join("")).await;
+    let got = text(&query(&ctx, "SELECT ts, t FROM t ORDER BY ts").await);
+    let want = [
+        "+-----------------------------+-----------------+",
+        "| ts                          | t               |",
+        "+-----------------------------+-----------------+",
+        "| 2023-11-14T22:13:20.123Z    | 00:00:01        |",
+        "| 2023-11-14T22:13:20.123456Z | 00:00:02.000001 |",
+        "+-----------------------------+-----------------+",
+    ];
+    assert_eq!(got, want.join("\n"));
+}
