@@ -219,12 +219,13 @@ impl FileFormat for AvrowFormat {
     }
 }
 
-/// The type values of types `a` and `b` (of one column in two files) both read as under
-/// Avro's promotions: `int` and `long` as `long`, `float` and `double` as `double`, an
-/// integer and a floating-point number as `double`, decimals as one of the larger precision
-/// and scale, timestamps (of one zone) and times in the finer unit; records field by field (by name, the fields of either), array items and map
-/// values likewise. `None` where Avro's resolution
-/// reads neither as the other (the merge then reports the conflict).
+/// The type values of types `a` and `b` (of one column in two files) both read as: Avro's
+/// promotions (`int` and `long` as `long`, `float` and `double` as `double`, an integer and a
+/// floating-point number as `double`) and lossless widenings Avro's resolution does not
+/// make (decimals as one of the larger precision and scale; timestamps of one zone, and
+/// times, in the finer unit); records field by field (by name, the fields of either), array
+/// items and map values likewise. `None` for types neither reads as (the merge then reports
+/// the conflict).
 fn promoted(a: &DataType, b: &DataType) -> Option<DataType> {
     use DataType::{
         Decimal128, Decimal256, Float32, Float64, Int32, Int64, LargeList, List, Map, Struct,

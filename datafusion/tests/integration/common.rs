@@ -144,22 +144,24 @@ pub async fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Vec<RecordBatch>
 /// type, nested, seeds from 1000), in `dir`.
 pub fn fastavro_files(dir: &Path, count: usize) -> Vec<PathBuf> {
     let generator = Path::new(env!("CARGO_MANIFEST_DIR")).join("../python/tests");
+    // The paths as arguments, not in the program's text: no quoting to get wrong.
     let program = format!(
         r#"
 import random, sys
-sys.path.insert(0, {generator:?})
+sys.path.insert(0, sys.argv[1])
 from random_avro import case, fastavro_file
 for seed in range({count}):
     schema, records = case(1000 + seed)
     rng = random.Random(seed)
     data = fastavro_file(schema, records, rng.choice(["null", "deflate"]), 4000)
-    open({dir:?} + "/r%d.avro" % seed, "wb").write(data)
-"#,
-        generator = generator.display().to_string(),
-        dir = dir.display().to_string(),
+    open(sys.argv[2] + "/r%d.avro" % seed, "wb").write(data)
+"#
     );
     let out = std::process::Command::new("python3")
-        .args(["-c", &program])
+        .arg("-c")
+        .arg(&program)
+        .arg(&generator)
+        .arg(dir)
         .output()
         .expect("python3 must be installed, with fastavro (scripts/test installs it)");
     assert!(
