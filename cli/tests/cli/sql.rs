@@ -455,3 +455,38 @@ for seed in range(12):
         }
     }
 }
+
+/// Files written as a schema evolved (an int widened to a long, a record given a field, a
+/// new column; and an empty file, which tables skip) are one table of the wider types.
+#[test]
+fn a_directory_of_evolved_schemas_is_one_table() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::harness::python(&format!(
+        r#"
+import fastavro
+old = {{"type": "record", "name": "R", "fields": [
+    {{"name": "a", "type": "int"}},
+    {{"name": "s", "type": {{"type": "record", "name": "S", "fields": [{{"name": "x", "type": "int"}}]}}}}]}}
+new = {{"type": "record", "name": "R", "fields": [
+    {{"name": "a", "type": "long"}},
+    {{"name": "b", "type": "string"}},
+    {{"name": "s", "type": {{"type": "record", "name": "S", "fields": [
+        {{"name": "x", "type": "long"}}, {{"name": "y", "type": "string"}}]}}}}]}}
+d = {dir}  # a JSON string: the same Python string literal
+fastavro.writer(open(d + "/1.avro", "wb"), old, [{{"a": 1, "s": {{"x": 2}}}}])
+fastavro.writer(open(d + "/2.avro", "wb"), new, [{{"a": 3000000000, "b": "q", "s": {{"x": 1099511627776, "y": "z"}}}}])
+open(d + "/3.avro", "wb").close()
+"#,
+        dir = serde_json::json!(dir.path().display().to_string()),
+    ));
+    let q = format!(
+        "SELECT a, b, s['x'] AS x, s['y'] AS y FROM '{}/' ORDER BY a",
+        dir.path().display()
+    );
+    for partitions in ["1", "2"] {
+        assert_eq!(
+            sql(&["-p", partitions, "--format", "csv", &q]),
+            "a,b,x,y\n1,,2,\n3000000000,q,1099511627776,z\n"
+        );
+    }
+}
