@@ -4,12 +4,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::RecordBatch;
+use arrow::util::display::{ArrayFormatter, FormatOptions};
 use arrow::util::pretty::pretty_format_batches;
 use avrow_datafusion::{AvrowReadOptions, AvrowSource};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{FileGroup, FileScanConfigBuilder};
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
+use datafusion::error::DataFusionError;
 use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::prelude::{SessionConfig, SessionContext};
@@ -89,21 +91,24 @@ pub async fn create(ctx: &SessionContext, name: &str, path: &Path) {
 /// The sample `order.avro` rewritten with blocks of about `block` bytes (many sync markers to
 /// split at).
 pub fn small_blocks(dir: &Path, block: usize) -> PathBuf {
-    let reader = avrow::ReaderBuilder::new()
-        .open(sample("order.avro"))
-        .unwrap();
-    let schema = reader.schema();
     let path = dir.join(format!("order-{block}.avro"));
-    let mut writer = avrow::WriterBuilder::new(schema)
+    rewrite(&sample("order.avro"), &path, block, avrow::Codec::Deflate);
+    path
+}
+
+/// The file `from` written again by avrow to `to`, in blocks of about `block` bytes under
+/// `codec`.
+pub fn rewrite(from: &Path, to: &Path, block: usize, codec: avrow::Codec) {
+    let reader = avrow::ReaderBuilder::new().open(from).unwrap();
+    let mut writer = avrow::WriterBuilder::new(reader.schema())
         .with_block_size(block)
-        .with_codec(avrow::Codec::Deflate)
-        .build(std::fs::File::create(&path).unwrap())
+        .with_codec(codec)
+        .build(std::fs::File::create(to).unwrap())
         .unwrap();
     for batch in reader {
         writer.write(&batch.unwrap()).unwrap();
     }
     writer.finish().unwrap();
-    path
 }
 
 /// Read `path` through avrow's `FileSource` with one partition per range, in order.
@@ -170,4 +175,26 @@ for seed in range({count}):
         String::from_utf8_lossy(&out.stderr)
     );
     (0..count).map(|i| dir.join(format!("r{i}.avro"))).collect()
+}
+
+/// Every row of `batches` as its cells' text (nulls as `NULL`).
+pub fn rows(batches: &[RecordBatch]) -> Result<Vec<Vec<String>>, DataFusionError> {
+    let options = FormatOptions::default().with_null("NULL");
+    let mut out = Vec::new();
+    for batch in batches {
+        let formatters = batch
+            .columns()
+            .iter()
+            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
+            .collect::<Result<Vec<_>, _>>()?;
+        for row in 0..batch.num_rows() {
+            out.push(
+                formatters
+                    .iter()
+                    .map(|f| f.value(row).to_string())
+                    .collect(),
+            );
+        }
+    }
+    Ok(out)
 }

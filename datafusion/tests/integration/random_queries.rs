@@ -6,7 +6,6 @@
 //! by fastavro (`python/tests/random_avro.py`), each rewritten in small blocks so that
 //! every partitioning cuts through blocks.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow::array::{Array, RecordBatch};
@@ -224,39 +223,12 @@ async fn random_query(rng: &mut Rng, exprs: &[Expr], reference: &SessionContext)
 
 /// Every row of the answer as one line, sorted (queries here have no order).
 fn lines(batches: &[RecordBatch]) -> Vec<String> {
-    let options = FormatOptions::default().with_null("NULL");
-    let mut out = Vec::new();
-    for batch in batches {
-        let formatters: Vec<_> = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options).unwrap())
-            .collect();
-        for row in 0..batch.num_rows() {
-            let cells: Vec<String> = formatters
-                .iter()
-                .map(|f| f.value(row).to_string())
-                .collect();
-            out.push(cells.join(" | "));
-        }
-    }
+    let mut out: Vec<String> = rows(batches)
+        .unwrap()
+        .into_iter()
+        .map(|cells| cells.join(" | "))
+        .collect();
     out.sort();
-    out
-}
-
-/// `path` rewritten by avrow's writer in blocks of about `block` bytes.
-fn rewritten(path: &Path, dir: &Path, index: usize, block: usize) -> PathBuf {
-    let reader = avrow::ReaderBuilder::new().open(path).unwrap();
-    let schema = reader.schema();
-    let out = dir.join(format!("f{index}.avro"));
-    let mut writer = avrow::WriterBuilder::new(schema)
-        .with_block_size(block)
-        .build(std::fs::File::create(&out).unwrap())
-        .unwrap();
-    for batch in reader {
-        writer.write(&batch.unwrap()).unwrap();
-    }
-    writer.finish().unwrap();
     out
 }
 
@@ -273,7 +245,8 @@ async fn random_queries_answer_as_the_whole_file_read_into_memory() {
     for (index, source) in sources.iter().enumerate() {
         let mut rng = Rng(index as u64 * 7919 + 17);
         let block = *rng.pick(&[300usize, 2000, 16_000]);
-        let path = rewritten(source, dir.path(), index, block);
+        let path = dir.path().join(format!("f{index}.avro"));
+        rewrite(source, &path, block, avrow::Codec::Null);
         let batches: Vec<RecordBatch> = avrow::ReaderBuilder::new()
             .open(&path)
             .unwrap()

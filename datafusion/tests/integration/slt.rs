@@ -4,36 +4,15 @@
 
 use std::path::Path;
 
-use arrow::array::RecordBatch;
-use arrow::util::display::{ArrayFormatter, FormatOptions};
 use async_trait::async_trait;
 use datafusion::error::DataFusionError;
 use datafusion::prelude::{SessionConfig, SessionContext};
 use sqllogictest::{DBOutput, DefaultColumnType};
 
+use crate::common::rows;
+
 struct Db {
     ctx: SessionContext,
-}
-
-fn rows(batches: &[RecordBatch]) -> Result<Vec<Vec<String>>, DataFusionError> {
-    let options = FormatOptions::default().with_null("NULL");
-    let mut out = Vec::new();
-    for batch in batches {
-        let formatters = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
-            .collect::<Result<Vec<_>, _>>()?;
-        for row in 0..batch.num_rows() {
-            out.push(
-                formatters
-                    .iter()
-                    .map(|f| f.value(row).to_string())
-                    .collect(),
-            );
-        }
-    }
-    Ok(out)
 }
 
 #[async_trait]
