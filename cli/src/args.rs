@@ -158,8 +158,9 @@ pub struct ConvertArgs {
     pub threads: usize,
 
     /// Read the data as this Avro schema (schema resolution: the output has its fields, in its
-    /// order; missing fields take their defaults, numbers are promoted). Inputs with different
-    /// writer schemas can then be converted into one output.
+    /// order; missing fields take their defaults, numbers are promoted). Without it, inputs
+    /// with different writer schemas are read as their merged schema (fields some lack read
+    /// as null, numbers widened); this decides for schemas that do not merge.
     #[arg(long, value_name = "FILE.avsc", value_hint = clap::ValueHint::FilePath)]
     pub reader_schema: Option<PathBuf>,
 

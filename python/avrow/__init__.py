@@ -203,7 +203,11 @@ def open_avro(
 
     ``source``: a path (``str`` or path-like), a glob (``"data/*.avro"``), a list of paths
     (read in order, as one stream), ``bytes``/``bytearray``/``memoryview`` holding a whole
-    file, or a binary file-like object (read with its ``read`` method).
+    file, or a binary file-like object (read with its ``read`` method). Files whose writer
+    schemas differ are read as their merged schema (fields some files lack are null there,
+    numbers widened, enum symbols and union branches joined; the Avro schema is the
+    ``avro.schema`` metadata of ``Reader.schema``); schemas that do not merge raise
+    :class:`avrow.errors.InvalidArgumentError` naming the file and field.
 
     ``columns``: the columns to decode, as names or dotted paths into records
     (``"lines.sku"``); the others are skipped. ``batch_size``: rows per batch (default 8192).

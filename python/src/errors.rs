@@ -36,6 +36,7 @@ pub(crate) fn to_py(e: avrow::Error) -> PyErr {
         avrow::Error::InvalidArgument(_)
         | avrow::Error::Kernel(_)
         | avrow::Error::SchemaMismatch { .. }
+        | avrow::Error::SchemaMerge { .. }
         | avrow::Error::NotSeekable { .. }
         | avrow::Error::Level { .. }
         | avrow::Error::WriterFailed

@@ -6,6 +6,7 @@ the specification's rules independent of the Rust crates the Rust tests compare 
 
 import copy
 import io
+import json
 import random
 import struct
 
@@ -37,11 +38,11 @@ ADDED = [
 ]
 
 
-def evolve_type(t, rng):
+def evolve_type(t, rng, promotions=PROMOTIONS):
     """A reader type `t` resolves to (the writer's type, evolved)."""
     if isinstance(t, str):
-        if t in PROMOTIONS and rng.random() < 0.3:
-            return rng.choice(PROMOTIONS[t])
+        if t in promotions and rng.random() < 0.3:
+            return rng.choice(promotions[t])
         return t
     if isinstance(t, list):
         # A union's branches keep their types (a writer branch resolves to the first reader
@@ -49,22 +50,22 @@ def evolve_type(t, rng):
         return t
     kind = t["type"]
     if kind == "record":
-        return evolve_record(t, rng)
+        return evolve_record(t, rng, promotions=promotions)
     if kind == "array":
-        return dict(t, items=evolve_type(t["items"], rng))
+        return dict(t, items=evolve_type(t["items"], rng, promotions))
     if kind == "map":
-        return dict(t, values=evolve_type(t["values"], rng))
+        return dict(t, values=evolve_type(t["values"], rng, promotions))
     if kind == "enum" and rng.random() < 0.4:
         return dict(t, symbols=t["symbols"] + ["ZZ_NEW"])
     return t
 
 
-def evolve_record(schema, rng, top=False):
+def evolve_record(schema, rng, top=False, promotions=PROMOTIONS):
     fields = []
     for f in schema["fields"]:
         if rng.random() < 0.2 and not (top and len(schema["fields"]) == 1):
             continue
-        g = dict(f, type=evolve_type(f["type"], rng))
+        g = dict(f, type=evolve_type(f["type"], rng, promotions))
         if rng.random() < 0.15:
             g["name"], g["aliases"] = "renamed_" + f["name"], [f["name"]]
         fields.append(g)
@@ -105,3 +106,45 @@ def test_random_evolutions_resolve_as_fastavro_resolves(seed):
                 for r in fastavro.reader(io.BytesIO(data), reader_schema=reader)]
         got = avrow.read_avro(data, reader_schema=reader, batch_size=rng.choice([None, 7]))
         assert rows(got) == want, (schema, reader)
+
+
+#: The promotions whose two types merge into one (a string and bytes do not: reading both as
+#: one would need a choice only the user can make).
+MERGED_PROMOTIONS = {k: v for k, v in PROMOTIONS.items() if k != "string"}
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_files_of_evolved_schemas_read_together_as_their_merged_schema(seed, tmp_path):
+    """Two files, one of a random schema and one of an evolution of it (its records those of
+    the first read with the evolved schema), read together with no reader schema: avrow
+    merges the two writer schemas, and fastavro, reading each file with that merged schema
+    as its reader schema, gets the same rows (so the merged schema is one both writers
+    resolve to, by an independent implementation's rules)."""
+    schema, records = case(seed)
+    rng = random.Random(seed ^ 0x3E76E)
+    evolved = evolve_record(copy.deepcopy(schema), rng, top=True, promotions=MERGED_PROMOTIONS)
+    first = fastavro_file(schema, records, rng.choice(["null", "deflate"]), rng.choice([200, 4000]))
+    evolved_records = list(fastavro.reader(io.BytesIO(first), reader_schema=evolved))
+    second = fastavro_file(evolved, evolved_records, "null", rng.choice([300, 5000]))
+    paths = [tmp_path / "first.avro", tmp_path / "second.avro"]
+    for path, data in zip(paths, [first, second]):
+        path.write_bytes(data)
+    if rng.random() < 0.5:
+        paths.reverse()
+    with avrow.open_avro([str(p) for p in paths]) as reader:
+        merged = json.loads(reader.schema.metadata[b"avro.schema"])
+    want = [
+        expect(as_read(r, merged), merged)
+        for p in paths
+        for r in fastavro.reader(io.BytesIO(p.read_bytes()), reader_schema=merged)
+    ]
+    got = avrow.read_avro([str(p) for p in paths], threads=rng.choice([1, 2]))
+    assert rows(got) == want, (schema, evolved, merged)
+
+
+def test_files_whose_schemas_do_not_merge_raise_naming_the_field(tmp_path):
+    for i, t in enumerate(["int", "string"]):
+        schema = {"type": "record", "name": "r", "fields": [{"name": "code", "type": t}]}
+        (tmp_path / f"{i}.avro").write_bytes(fastavro_file(schema, [{"code": [1, "x"][i]}], "null", 100))
+    with pytest.raises(avrow.errors.InvalidArgumentError, match='field "code" of record "r": int in one schema, string in the other'):
+        avrow.read_avro([str(tmp_path / "0.avro"), str(tmp_path / "1.avro")])

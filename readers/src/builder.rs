@@ -37,6 +37,8 @@ pub struct ReaderBuilder {
     kernel: Option<KernelKind>,
     threads: usize,
     reader_schema: Option<Schema>,
+    /// Whether files of different writer schemas read as their merged schema.
+    merge_schemas: bool,
     /// How inputs are opened: memory maps, the block size limit, a byte range, bad blocks.
     open: OpenOptions,
 }
@@ -57,6 +59,7 @@ impl ReaderBuilder {
             kernel: None,
             threads: 0,
             reader_schema: None,
+            merge_schemas: true,
             open: OpenOptions::default(),
         }
     }
@@ -89,6 +92,50 @@ impl ReaderBuilder {
     /// ```
     pub fn with_reader_schema(mut self, schema: Schema) -> Self {
         self.reader_schema = Some(schema);
+        self
+    }
+
+    /// Read files whose writer schemas differ ([`open_many`](ReaderBuilder::open_many), no
+    /// reader schema given) as one table (default `true`): their schemas are merged into one
+    /// reader schema ([`Schema::merge`]: fields some files lack read as null or their
+    /// default, numbers widened as Avro promotes them, union branches and enum symbols
+    /// joined) and every file is resolved against it. Schemas that do not merge (a string
+    /// in one file, a number in another) are an [`Error::SchemaMerge`] naming the file and
+    /// the field. With `false`, files must share the first file's schema
+    /// ([`Error::SchemaMismatch`] otherwise).
+    ///
+    /// ```
+    /// use avrow::ReaderBuilder;
+    /// # use std::sync::Arc;
+    /// # use arrow_array::{cast::AsArray, types::Int64Type, Int32Array, Int64Array, RecordBatch, StringArray};
+    /// # let dir = tempfile::tempdir()?;
+    /// # let (old, new) = (dir.path().join("old.avro"), dir.path().join("new.avro"));
+    /// # let a = RecordBatch::try_from_iter_with_nullable([
+    /// #     ("id", Arc::new(Int32Array::from(vec![1])) as _, false)])?;
+    /// # let b = RecordBatch::try_from_iter_with_nullable([
+    /// #     ("id", Arc::new(Int64Array::from(vec![2])) as _, false),
+    /// #     ("tag", Arc::new(StringArray::from(vec!["x"])) as _, false)])?;
+    /// # for (path, batch) in [(&old, a), (&new, b)] {
+    /// #     let mut writer = avrow::WriterBuilder::new(batch.schema()).build(std::fs::File::create(path)?)?;
+    /// #     writer.write(&batch)?;
+    /// #     writer.finish()?;
+    /// # }
+    /// // `old.avro` has `id: int`; `new.avro` has `id: long, tag: string`.
+    /// let mut reader = ReaderBuilder::new().with_threads(1).open_many([&old, &new])?;
+    /// assert_eq!(reader.schema().field(1).name(), "tag");
+    /// assert!(reader.schema().field(1).is_nullable());
+    /// let (mut ids, mut tags) = (Vec::new(), Vec::new());
+    /// for batch in reader {
+    ///     let batch = batch?;
+    ///     ids.extend(batch.column(0).as_primitive::<Int64Type>().values().iter().copied());
+    ///     tags.extend(batch.column(1).as_string::<i32>().iter().map(|t| t.map(str::to_string)));
+    /// }
+    /// assert_eq!(ids, [1, 2]);
+    /// assert_eq!(tags, [None, Some("x".to_string())]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_schema_merging(mut self, enabled: bool) -> Self {
+        self.merge_schemas = enabled;
         self
     }
 
@@ -304,8 +351,11 @@ impl ReaderBuilder {
         })
     }
 
-    fn build(self, mut files: Vec<FileInput>) -> Result<Reader> {
+    fn build(mut self, mut files: Vec<FileInput>) -> Result<Reader> {
         let kernel = self.kernel()?;
+        if self.reader_schema.is_none() && self.merge_schemas {
+            self.reader_schema = merged_schema(&files)?;
+        }
         // One plan per distinct writer schema (by Parsing Canonical Form). Without a reader
         // schema every file must have the first file's schema (logical types included); with
         // one, each writer schema resolves to it.
@@ -390,4 +440,30 @@ impl ReaderBuilder {
             batch_size,
         })
     }
+}
+
+/// The merged schema of files whose writer schemas differ (`None` where they are all one),
+/// merged in the files' order so that the first file's fields come first.
+fn merged_schema(files: &[FileInput]) -> Result<Option<Schema>> {
+    let first = files[0].header.schema();
+    let mut merged: Option<Schema> = None;
+    let mut seen = vec![first.json()];
+    let mut one_form = true;
+    for file in &files[1..] {
+        let writer = file.header.schema();
+        if seen.contains(&writer.json()) {
+            continue;
+        }
+        seen.push(writer.json());
+        one_form &= writer.canonical_form() == first.canonical_form();
+        let base = merged.as_ref().unwrap_or(first);
+        merged = Some(base.merge(writer).map_err(|source| Error::SchemaMerge {
+            file: file.ctx.file.to_string(),
+            first: files[0].ctx.file.to_string(),
+            source,
+        })?);
+    }
+    // Schemas that differ only in what reading ignores (docs, attributes, spacing) merge
+    // (a logical type that differs does not): each file is read as itself.
+    Ok(merged.filter(|_| !one_form))
 }

@@ -97,8 +97,8 @@ pub enum Error {
         /// The codec the file names.
         codec: String,
     },
-    /// Files read together whose writer schemas differ (give a reader schema to read them
-    /// as one).
+    /// Files read together whose writer schemas differ, with schema merging turned off
+    /// ([`ReaderBuilder::with_schema_merging`](crate::ReaderBuilder::with_schema_merging)).
     #[error(
         "invalid argument: {file} has a different writer schema than {first}; files read \
          together must share one schema, or be read with a reader schema"
@@ -108,6 +108,22 @@ pub enum Error {
         file: String,
         /// The first file read, whose schema the others must share.
         first: String,
+    },
+    /// Files read together whose writer schemas have types no one reader schema reads both
+    /// of (a string in one, a number in the other; see
+    /// [`Schema::merge`](avrow_engine::Schema::merge)).
+    #[error(
+        "invalid argument: {file}'s writer schema cannot be merged with the schema of {first} \
+         (and of the files before it): {source}; read the files with a reader schema"
+    )]
+    SchemaMerge {
+        /// The file whose schema does not merge.
+        file: String,
+        /// The first file read.
+        first: String,
+        /// Where and how the schemas disagree.
+        #[source]
+        source: avrow_engine::schema::MergeError,
     },
     /// A byte range asked of an input that cannot seek (a stream).
     #[error(
@@ -166,6 +182,7 @@ impl Error {
             | Error::Decode { file, .. }
             | Error::UnknownCodec { file, .. }
             | Error::SchemaMismatch { file, .. }
+            | Error::SchemaMerge { file, .. }
             | Error::NotSeekable { file } => Some(file),
             Error::Level { .. }
             | Error::WriterFailed

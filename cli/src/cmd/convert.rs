@@ -176,6 +176,15 @@ fn open(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Resu
                      separately, one output each with --output-dir, or read them all as one \
                      schema with --reader-schema)"
                 ),
+                avrow::Error::SchemaMerge {
+                    file,
+                    first,
+                    source,
+                } => anyhow!(
+                    "{file}'s writer schema cannot be merged with the schema of {first} (and of \
+                     the inputs before it): {source} (convert them separately, one output each \
+                     with --output-dir, or read them all as one schema with --reader-schema)"
+                ),
                 other => other.into(),
             })
         }

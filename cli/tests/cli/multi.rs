@@ -170,7 +170,11 @@ fn schemas_that_differ_cannot_share_one_output() {
         .assert()
         .code(1);
     let err = one_error_line(&assert.get_output().stderr);
-    assert!(err.contains("different writer schema"), "{err}");
+    assert!(err.contains("writer schema cannot be merged"), "{err}");
+    assert!(
+        err.contains("the root type: record bench.Order in one schema, record bench.Reading"),
+        "{err}"
+    );
     assert!(err.contains("--output-dir"), "{err}");
     assert!(names_in(out.path()).is_empty());
 }
@@ -249,6 +253,78 @@ with open({path:?}, "wb") as f:
             ])
         );
         assert!(report["values_checked"].as_u64().unwrap() > 0);
+    }
+}
+
+/// Inputs whose schema evolved (a column widened, a field added with and without a default)
+/// convert into one output without a reader schema: their merged schema, which fastavro reads
+/// both inputs with to the same values.
+#[test]
+fn evolved_inputs_convert_into_one_output_as_their_merged_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, new) = (dir.path().join("old.avro"), dir.path().join("new.avro"));
+    python(&format!(
+        r#"
+import fastavro
+old = {{"type": "record", "name": "Event", "namespace": "app", "fields": [
+    {{"name": "id", "type": "int"}},
+    {{"name": "amount", "type": "float"}},
+    {{"name": "tags", "type": {{"type": "array", "items": "int"}}}},
+    {{"name": "kind", "type": {{"type": "enum", "name": "Kind", "symbols": ["A", "B"]}}}}]}}
+new = {{"type": "record", "name": "Event", "namespace": "app", "fields": [
+    {{"name": "id", "type": "long"}},
+    {{"name": "amount", "type": "double"}},
+    {{"name": "tags", "type": {{"type": "array", "items": "long"}}}},
+    {{"name": "kind", "type": {{"type": "enum", "name": "Kind", "symbols": ["A", "B", "C"]}}}},
+    {{"name": "note", "type": "string"}},
+    {{"name": "level", "type": "int", "default": 3}}]}}
+with open({old:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(old), [
+        {{"id": i, "amount": i / 8.0, "tags": list(range(i % 4)), "kind": "AB"[i % 2]}}
+        for i in range(300)], codec="deflate", sync_interval=1000)
+with open({new:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(new), [
+        {{"id": 2**40 + i, "amount": i / 3.0, "tags": [2**35, i], "kind": "ABC"[i % 3],
+          "note": "n%d" % i, "level": i % 5}}
+        for i in range(200)], codec="snappy", sync_interval=1000)
+"#,
+        old = old.to_str().unwrap(),
+        new = new.to_str().unwrap()
+    ));
+    let merged = dir.path().join("merged.avsc");
+    std::fs::write(
+        &merged,
+        r#"{"type":"record","name":"Event","namespace":"app","fields":[
+            {"name":"id","type":"long"},
+            {"name":"amount","type":"double"},
+            {"name":"tags","type":{"type":"array","items":"long"}},
+            {"name":"kind","type":{"type":"enum","name":"Kind","symbols":["A","B","C"]}},
+            {"name":"note","type":["null","string"],"default":null},
+            {"name":"level","type":"int","default":3}]}"#,
+    )
+    .unwrap();
+    let mut checks = Vec::new();
+    for format in ["parquet", "arrow"] {
+        let output = dir.path().join(format!("events.{format}"));
+        avrow()
+            .arg("convert")
+            .arg(&old)
+            .arg(&new)
+            .arg("-o")
+            .arg(&output)
+            .arg("--quiet")
+            .assert()
+            .success();
+        let mut check = Check::new(format, &output, &[&old, &new]);
+        check.reader_schema = Some(merged.clone());
+        checks.push(check);
+    }
+    for report in &oracle_all(&checks) {
+        assert_eq!(
+            report["columns"],
+            serde_json::json!(["id", "amount", "tags", "kind", "note", "level"])
+        );
+        assert_eq!(report["rows"], 500, "{report}");
     }
 }
 

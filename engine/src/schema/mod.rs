@@ -5,9 +5,11 @@
 //! and are referenced by index, so recursive and reused types are represented without copying.
 
 mod canonical;
+mod merge;
 mod parse;
 
 pub use canonical::{rabin_fingerprint, Fingerprint};
+pub use merge::MergeError;
 
 /// The metadata key under which the Avro schema of the batches is kept in the Arrow schema (the
 /// writer's schema, or the reader's when one resolves it).
