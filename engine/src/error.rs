@@ -75,6 +75,15 @@ pub enum DecodeErrorKind {
         /// The writer's branch type.
         branch: String,
     },
+    /// Schema resolution: a time or timestamp of the writer's unit that does not fit the
+    /// reader's finer unit in 64 bits (a timestamp in milliseconds after the year 294,000 read
+    /// in microseconds, or after 2262 read in nanoseconds).
+    TimeOverflow {
+        /// The writer's value.
+        value: i64,
+        /// The factor to the reader's unit.
+        factor: i64,
+    },
     /// An array or map block whose items take a different number of bytes than the block's
     /// recorded byte size (found where a block is checked as it streams).
     BlockSizeMismatch {
@@ -221,6 +230,11 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::UnresolvedUnionBranch { index, branch } => write!(
                 f,
                 "union branch {index} ({branch}) of the writer's schema matches nothing in the reader's schema"
+            ),
+            DecodeErrorKind::TimeOverflow { value, factor } => write!(
+                f,
+                "time value {value} of the writer's unit does not fit 64 bits in the reader's \
+                 unit ({factor} times finer)"
             ),
             DecodeErrorKind::BlockSizeMismatch { declared, actual } => write!(
                 f,

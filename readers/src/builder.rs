@@ -68,7 +68,9 @@ impl ReaderBuilder {
     /// batches have the reader schema's fields in its order; fields only the writer has are
     /// skipped, fields only the reader has take their defaults, numbers are promoted
     /// (`int` → `long`/`float`/`double`, `long` → `float`/`double`, `float` → `double`),
-    /// `string` and `bytes` read as each other, enum symbols and union branches are matched by
+    /// times and timestamps read in a finer unit of their kind are scaled to it
+    /// (`timestamp-millis` as `timestamp-micros`: times 1,000), `string` and `bytes` read as
+    /// each other, enum symbols and union branches are matched by
     /// name and type, and record fields and named types also by the reader's aliases. The
     /// projection names reader fields. Files with different writer schemas can be read
     /// together ([`open_many`](ReaderBuilder::open_many)) as long as each resolves.
@@ -356,14 +358,15 @@ impl ReaderBuilder {
         if self.reader_schema.is_none() && self.merge_schemas {
             self.reader_schema = merged_schema(&files)?;
         }
-        // One plan per distinct writer schema (by Parsing Canonical Form). Without a reader
-        // schema every file must have the first file's schema (logical types included); with
-        // one, each writer schema resolves to it.
+        // One plan per distinct writer schema (by Parsing Canonical Form with logical types:
+        // a long of milliseconds and one of microseconds resolve differently). Without a
+        // reader schema every file must have the first file's schema; with one, each writer
+        // schema resolves to it.
         let first_name = files[0].ctx.file.clone();
         let mut plans: Vec<(String, DecodePlan)> = Vec::new();
         for file in &mut files {
             let writer = file.header.schema();
-            let canonical = writer.canonical_form();
+            let canonical = writer.canonical_form_with_logical_types();
             let known = plans.iter().position(|(c, _)| *c == canonical);
             let index = match known {
                 Some(index) if self.reader_schema.is_some() => index,
@@ -455,7 +458,8 @@ fn merged_schema(files: &[FileInput]) -> Result<Option<Schema>> {
             continue;
         }
         seen.push(writer.json());
-        one_form &= writer.canonical_form() == first.canonical_form();
+        one_form &=
+            writer.canonical_form_with_logical_types() == first.canonical_form_with_logical_types();
         let base = merged.as_ref().unwrap_or(first);
         merged = Some(base.merge(writer).map_err(|source| Error::SchemaMerge {
             file: file.ctx.file.to_string(),
@@ -463,7 +467,7 @@ fn merged_schema(files: &[FileInput]) -> Result<Option<Schema>> {
             source,
         })?);
     }
-    // Schemas that differ only in what reading ignores (docs, attributes, spacing) merge
-    // (a logical type that differs does not): each file is read as itself.
+    // Schemas that differ only in what reading ignores (docs, defaults, attributes, spacing):
+    // each file is read as itself.
     Ok(merged.filter(|_| !one_form))
 }

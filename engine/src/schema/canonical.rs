@@ -1,6 +1,6 @@
 //! Parsing Canonical Form and schema fingerprints (CRC-64-AVRO "Rabin", MD5, SHA-256).
 
-use super::{NamedDef, Node, Schema};
+use super::{LogicalType, NamedDef, Node, Schema};
 use md5::{Digest, Md5};
 use sha2::Sha256;
 
@@ -61,7 +61,19 @@ impl Schema {
     pub fn canonical_form(&self) -> String {
         let mut out = String::new();
         let mut written = vec![false; self.named.len()];
-        self.write_canonical(&self.root, &mut out, &mut written);
+        self.write_canonical(&self.root, &mut out, &mut written, false);
+        out
+    }
+
+    /// The Parsing Canonical Form with every (valid) logical type kept on its type, as
+    /// `{"type":"long","logicalType":"timestamp-millis"}` (decimals with their precision and
+    /// scale): two schemas with equal forms decode to the same Arrow types and values, which
+    /// equal canonical forms alone do not promise (a `long` read as milliseconds or
+    /// microseconds).
+    pub fn canonical_form_with_logical_types(&self) -> String {
+        let mut out = String::new();
+        let mut written = vec![false; self.named.len()];
+        self.write_canonical(&self.root, &mut out, &mut written, true);
         out
     }
 
@@ -75,9 +87,16 @@ impl Schema {
         }
     }
 
-    fn write_canonical(&self, node: &Node, out: &mut String, written: &mut [bool]) {
+    fn write_canonical(&self, node: &Node, out: &mut String, written: &mut [bool], logical: bool) {
         let quote = |s: &str| serde_json::to_string(s).expect("strings always serialize");
         match node {
+            Node::Primitive(p, Some(l)) if logical => {
+                out.push_str(r#"{"type":""#);
+                out.push_str(p.name());
+                out.push('"');
+                write_logical(*l, out);
+                out.push('}');
+            }
             Node::Primitive(p, _) => {
                 out.push('"');
                 out.push_str(p.name());
@@ -85,12 +104,12 @@ impl Schema {
             }
             Node::Array(items) => {
                 out.push_str(r#"{"type":"array","items":"#);
-                self.write_canonical(items, out, written);
+                self.write_canonical(items, out, written, logical);
                 out.push('}');
             }
             Node::Map(values) => {
                 out.push_str(r#"{"type":"map","values":"#);
-                self.write_canonical(values, out, written);
+                self.write_canonical(values, out, written, logical);
                 out.push('}');
             }
             Node::Union(branches) => {
@@ -99,7 +118,7 @@ impl Schema {
                     if i > 0 {
                         out.push(',');
                     }
-                    self.write_canonical(b, out, written);
+                    self.write_canonical(b, out, written, logical);
                 }
                 out.push(']');
             }
@@ -123,7 +142,7 @@ impl Schema {
                             out.push_str(r#"{"name":"#);
                             out.push_str(&quote(&f.name));
                             out.push_str(r#","type":"#);
-                            self.write_canonical(&f.ty, out, written);
+                            self.write_canonical(&f.ty, out, written, logical);
                             out.push('}');
                         }
                         out.push_str("]}");
@@ -139,7 +158,11 @@ impl Schema {
                         out.push_str("]}");
                     }
                     NamedDef::Fixed(f) => {
-                        out.push_str(&format!(r#","type":"fixed","size":{}}}"#, f.size));
+                        out.push_str(&format!(r#","type":"fixed","size":{}"#, f.size));
+                        if let Some(l) = f.logical.filter(|_| logical) {
+                            write_logical(l, out);
+                        }
+                        out.push('}');
                     }
                 }
             }
@@ -147,9 +170,39 @@ impl Schema {
     }
 }
 
+/// `,"logicalType":"…"` and a decimal's precision and scale.
+fn write_logical(l: LogicalType, out: &mut String) {
+    out.push_str(r#","logicalType":""#);
+    out.push_str(l.name());
+    out.push('"');
+    if let LogicalType::Decimal { precision, scale } = l {
+        out.push_str(&format!(r#","precision":{precision},"scale":{scale}"#));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_form_with_logical_types_keeps_what_the_canonical_form_drops() {
+        let schema = Schema::parse(
+            r#"{"type":"record","name":"r","fields":[
+                {"name":"t","type":{"type":"long","logicalType":"timestamp-millis"},"doc":"x"},
+                {"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},
+                {"name":"f","type":{"type":"fixed","name":"U","size":16,"logicalType":"uuid"}},
+                {"name":"n","type":"int"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            schema.canonical_form(),
+            r#"{"name":"r","type":"record","fields":[{"name":"t","type":"long"},{"name":"d","type":"bytes"},{"name":"f","type":{"name":"U","type":"fixed","size":16}},{"name":"n","type":"int"}]}"#
+        );
+        assert_eq!(
+            schema.canonical_form_with_logical_types(),
+            r#"{"name":"r","type":"record","fields":[{"name":"t","type":{"type":"long","logicalType":"timestamp-millis"}},{"name":"d","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}},{"name":"f","type":{"name":"U","type":"fixed","size":16,"logicalType":"uuid"}},{"name":"n","type":"int"}]}"#
+        );
+    }
 
     // Published values from the Avro specification's test suite (share/test/data/schema-tests.txt).
     #[test]

@@ -9,14 +9,16 @@
 //!   the default a schema gives it, and otherwise becomes nullable with default `null` (files
 //!   without it read it as null);
 //! - numbers widened as Avro promotes them: `int` and `long` to `long`, `float` and `double`
-//!   to `double`, an integer and a floating-point number to `double`;
+//!   to `double`, an integer and a floating-point number to `double`; times and timestamps of
+//!   one kind (time of day, UTC, local) in the finer of their units, which avrow's resolution
+//!   scales the coarser values to;
 //! - unions take the branches of both (`"null"` and `T` make `["null", T]`), enums the symbols
 //!   of both, array items and map values merge recursively;
 //! - named types match by full name, or by their unqualified name where a namespace changed
 //!   (records of other names are other types, as in resolution).
 //!
-//! Anything else (a string and a number, two fixed sizes, two logical types, two decimals) is
-//! a [`MergeError`] naming the place: resolution would not convert those values, so reading
+//! Anything else (a string and a number, two fixed sizes, two other logical types, two
+//! decimals) is a [`MergeError`] naming the place: resolution would not convert those values, so reading
 //! them as one needs a reader schema chosen by the user.
 
 use super::{
@@ -342,10 +344,14 @@ impl Merger {
         mut b: Vec<MergedField>,
     ) -> Result<Vec<MergedField>, MergeError> {
         let mut out = Vec::with_capacity(a.len().max(b.len()));
+        let names: Vec<String> = a.iter().map(|f| f.name.clone()).collect();
         for f in a {
+            // By name, else by an alias naming a field the first record does not have.
             let matched = b.iter().position(|g| g.name == f.name).or_else(|| {
-                b.iter()
-                    .position(|g| g.aliases.contains(&f.name) || f.aliases.contains(&g.name))
+                b.iter().position(|g| {
+                    !names.contains(&g.name)
+                        && (g.aliases.contains(&f.name) || f.aliases.contains(&g.name))
+                })
             });
             let Some(k) = matched else {
                 out.push(self.optional(f));
@@ -696,13 +702,26 @@ fn promotes(w: Primitive, r: Primitive) -> bool {
 }
 
 /// The primitive type reading both, if there is one: equal types with equal logical types,
-/// or plain numbers widened (`int`/`long` → `long`, `float`/`double` → `double`, an integer
+/// times or timestamps of one kind in the finer unit, or plain numbers widened (`int`/`long` → `long`, `float`/`double` → `double`, an integer
 /// and a float → `double`, never `float`, which would round large integers twice).
 fn merge_primitives(
     (pa, la): (Primitive, Option<LogicalType>),
     (pb, lb): (Primitive, Option<LogicalType>),
 ) -> Option<Ty> {
     use Primitive::*;
+    // Times or timestamps of one kind in two units: the finer (resolution scales the other).
+    if let (Some((ka, ua)), Some((kb, ub))) = (
+        la.and_then(|l| l.time_unit()),
+        lb.and_then(|l| l.time_unit()),
+    ) {
+        if ka == kb {
+            return Some(if ua >= ub {
+                Ty::Primitive(pa, la)
+            } else {
+                Ty::Primitive(pb, lb)
+            });
+        }
+    }
     if pa == pb {
         return (la == lb).then_some(Ty::Primitive(pa, la));
     }
@@ -721,29 +740,12 @@ fn logical_text(l: Option<LogicalType>) -> String {
     match l {
         None => "no logical type".into(),
         Some(LogicalType::Decimal { precision, scale }) => format!("decimal({precision}, {scale})"),
-        Some(other) => logical_name(other).to_string(),
-    }
-}
-
-fn logical_name(l: LogicalType) -> &'static str {
-    match l {
-        LogicalType::Decimal { .. } => "decimal",
-        LogicalType::Uuid => "uuid",
-        LogicalType::Date => "date",
-        LogicalType::TimeMillis => "time-millis",
-        LogicalType::TimeMicros => "time-micros",
-        LogicalType::TimestampMillis => "timestamp-millis",
-        LogicalType::TimestampMicros => "timestamp-micros",
-        LogicalType::TimestampNanos => "timestamp-nanos",
-        LogicalType::LocalTimestampMillis => "local-timestamp-millis",
-        LogicalType::LocalTimestampMicros => "local-timestamp-micros",
-        LogicalType::LocalTimestampNanos => "local-timestamp-nanos",
-        LogicalType::Duration => "duration",
+        Some(other) => other.name().to_string(),
     }
 }
 
 fn logical_attributes(l: LogicalType, obj: &mut Map<String, Json>) {
-    obj.insert("logicalType".into(), Json::String(logical_name(l).into()));
+    obj.insert("logicalType".into(), Json::String(l.name().into()));
     if let LogicalType::Decimal { precision, scale } = l {
         obj.insert("precision".into(), json!(precision));
         obj.insert("scale".into(), json!(scale));
@@ -818,6 +820,39 @@ mod tests {
     }
 
     #[test]
+    fn times_and_timestamps_of_one_kind_merge_in_the_finer_unit() {
+        let t = |l: &str, p: &str| format!(r#"{{"type":"{p}","logicalType":"{l}"}}"#);
+        for (a, b, want) in [
+            (
+                t("timestamp-millis", "long"),
+                t("timestamp-micros", "long"),
+                "timestamp-micros",
+            ),
+            (
+                t("timestamp-nanos", "long"),
+                t("timestamp-millis", "long"),
+                "timestamp-nanos",
+            ),
+            (
+                t("local-timestamp-millis", "long"),
+                t("local-timestamp-micros", "long"),
+                "local-timestamp-micros",
+            ),
+            (
+                t("time-millis", "int"),
+                t("time-micros", "long"),
+                "time-micros",
+            ),
+        ] {
+            let m = s(&a).merge(&s(&b)).unwrap();
+            assert_eq!(m.root(), s(&t(want, "long")).root(), "{a} {b}");
+        }
+        assert!(s(&t("time-millis", "int"))
+            .merge(&s(&t("timestamp-micros", "long")))
+            .is_err());
+    }
+
+    #[test]
     fn fields_one_schema_lacks_are_nullable_or_keep_their_default() {
         let old = record(r#"{"name":"id","type":"long"}"#);
         let new = record(
@@ -884,6 +919,19 @@ mod tests {
     }
 
     #[test]
+    fn an_alias_does_not_take_a_field_that_keeps_its_name() {
+        // The second record's `total` is the first's `total`, though it lists `amount` as an
+        // alias: `amount` is a field only the first has.
+        assert_eq!(
+            merged(
+                &record(r#"{"name":"amount","type":"int"},{"name":"total","type":"int"}"#),
+                &record(r#"{"name":"total","aliases":["amount"],"type":"long"}"#)
+            ),
+            r#"{"name":"r","type":"record","fields":[{"name":"amount","type":["null","int"]},{"name":"total","type":"long"}]}"#
+        );
+    }
+
+    #[test]
     fn unions_enums_and_nested_records_merge() {
         let a = record(
             r#"{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"],"default":"A"}},
@@ -920,9 +968,15 @@ mod tests {
             ),
             (
                 r#"{"name":"a","type":{"type":"long","logicalType":"timestamp-millis"}}"#,
-                r#"{"name":"a","type":{"type":"long","logicalType":"timestamp-micros"}}"#,
+                r#"{"name":"a","type":{"type":"long","logicalType":"local-timestamp-micros"}}"#,
                 "field \"a\"",
-                "long (timestamp-millis) in one schema, long (timestamp-micros) in the other",
+                "long (timestamp-millis) in one schema, long (local-timestamp-micros) in the other",
+            ),
+            (
+                r#"{"name":"a","type":{"type":"long","logicalType":"timestamp-millis"}}"#,
+                r#"{"name":"a","type":"long"}"#,
+                "field \"a\"",
+                "long (timestamp-millis) in one schema, long in the other",
             ),
             (
                 r#"{"name":"a","type":{"type":"bytes","logicalType":"decimal","precision":9,"scale":2}}"#,

@@ -285,6 +285,44 @@ pub enum LogicalType {
     Duration,
 }
 
+impl LogicalType {
+    /// The `logicalType` attribute's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogicalType::Decimal { .. } => "decimal",
+            LogicalType::Uuid => "uuid",
+            LogicalType::Date => "date",
+            LogicalType::TimeMillis => "time-millis",
+            LogicalType::TimeMicros => "time-micros",
+            LogicalType::TimestampMillis => "timestamp-millis",
+            LogicalType::TimestampMicros => "timestamp-micros",
+            LogicalType::TimestampNanos => "timestamp-nanos",
+            LogicalType::LocalTimestampMillis => "local-timestamp-millis",
+            LogicalType::LocalTimestampMicros => "local-timestamp-micros",
+            LogicalType::LocalTimestampNanos => "local-timestamp-nanos",
+            LogicalType::Duration => "duration",
+        }
+    }
+
+    /// For times and timestamps: what they measure (0 time of day, 1 UTC timestamp, 2 local
+    /// timestamp) and their unit as digits after the second (3 millis, 6 micros, 9 nanos).
+    /// Values of one kind in two units are the same values scaled.
+    pub(crate) fn time_unit(self) -> Option<(u8, u32)> {
+        use LogicalType::*;
+        Some(match self {
+            TimeMillis => (0, 3),
+            TimeMicros => (0, 6),
+            TimestampMillis => (1, 3),
+            TimestampMicros => (1, 6),
+            TimestampNanos => (1, 9),
+            LocalTimestampMillis => (2, 3),
+            LocalTimestampMicros => (2, 6),
+            LocalTimestampNanos => (2, 9),
+            _ => return None,
+        })
+    }
+}
+
 /// A full name: namespace plus name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct FullName {

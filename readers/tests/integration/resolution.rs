@@ -871,3 +871,158 @@ fn files_of_a_schema_and_of_its_reader_read_as_the_reader() {
         panic!("{d}");
     }
 }
+
+/// Times and timestamps read in a finer unit of their kind are scaled (milliseconds read as
+/// microseconds are times 1,000, not the same number); a value that does not fit the finer
+/// unit in 64 bits is an error naming the field; another kind is read as written.
+#[test]
+fn times_and_timestamps_read_in_a_finer_unit_are_scaled() {
+    use arrow::array::{
+        Time64MicrosecondArray, TimestampMicrosecondArray, TimestampNanosecondArray,
+    };
+    let lt = |l: &str, p: &str| format!(r#"{{"type":"{p}","logicalType":"{l}"}}"#);
+    let writer = format!(
+        r#"{{"type":"record","name":"r","fields":[
+            {{"name":"ts","type":{}}},{{"name":"tn","type":{}}},{{"name":"t","type":{}}},
+            {{"name":"o","type":["null",{}]}},{{"name":"local","type":{}}}]}}"#,
+        lt("timestamp-millis", "long"),
+        lt("timestamp-micros", "long"),
+        lt("time-millis", "int"),
+        lt("timestamp-millis", "long"),
+        lt("local-timestamp-millis", "long"),
+    );
+    let reader = format!(
+        r#"{{"type":"record","name":"r","fields":[
+            {{"name":"ts","type":{}}},{{"name":"tn","type":{}}},{{"name":"t","type":{}}},
+            {{"name":"o","type":["null",{}]}},{{"name":"local","type":{}}}]}}"#,
+        lt("timestamp-micros", "long"),
+        lt("timestamp-nanos", "long"),
+        lt("time-micros", "long"),
+        lt("timestamp-micros", "long"),
+        lt("timestamp-micros", "long"),
+    );
+    let row = |ts: i64, tn: i64, t: i32, o: Option<i64>, local: i64| {
+        record(&[
+            ("ts", Value::TimestampMillis(ts)),
+            ("tn", Value::TimestampMicros(tn)),
+            ("t", Value::TimeMillis(t)),
+            (
+                "o",
+                match o {
+                    Some(v) => Value::Union(1, Box::new(Value::TimestampMillis(v))),
+                    None => Value::Union(0, Box::new(Value::Null)),
+                },
+            ),
+            ("local", Value::LocalTimestampMillis(local)),
+        ])
+    };
+    let file = file_of(
+        &writer,
+        vec![
+            row(
+                1_700_000_000_123,
+                1_700_000_000_123_456,
+                86_399_999,
+                Some(-5),
+                7,
+            ),
+            row(-1, 0, 0, None, -7),
+        ],
+    );
+    let batch = ReaderBuilder::new()
+        .with_reader_schema(Schema::parse(&reader).unwrap())
+        .read_bytes(file)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let col = |i: usize| batch.column(i).as_any();
+    let ts = col(0).downcast_ref::<TimestampMicrosecondArray>().unwrap();
+    assert_eq!(ts.values(), &[1_700_000_000_123_000, -1_000]);
+    let tn = col(1).downcast_ref::<TimestampNanosecondArray>().unwrap();
+    assert_eq!(tn.values(), &[1_700_000_000_123_456_000, 0]);
+    let t = col(2).downcast_ref::<Time64MicrosecondArray>().unwrap();
+    assert_eq!(t.values(), &[86_399_999_000, 0]);
+    let o = col(3).downcast_ref::<TimestampMicrosecondArray>().unwrap();
+    assert_eq!((o.value(0), o.is_null(1)), (-5_000, true));
+    // A local timestamp read as a UTC one is another kind: resolved as its underlying long.
+    let local = col(4).downcast_ref::<TimestampMicrosecondArray>().unwrap();
+    assert_eq!(local.values(), &[7, -7]);
+
+    // Out of range for nanoseconds (after the year 2262).
+    let w = format!(
+        r#"{{"type":"record","name":"r","fields":[{{"name":"x","type":"int"}},{{"name":"ts","type":{}}}]}}"#,
+        lt("timestamp-millis", "long")
+    );
+    let r = format!(
+        r#"{{"type":"record","name":"r","fields":[{{"name":"x","type":"int"}},{{"name":"ts","type":{}}}]}}"#,
+        lt("timestamp-nanos", "long")
+    );
+    let file = file_of(
+        &w,
+        vec![
+            record(&[("x", Value::Int(1)), ("ts", Value::TimestampMillis(1))]),
+            record(&[
+                ("x", Value::Int(2)),
+                ("ts", Value::TimestampMillis(i64::MAX / 10)),
+            ]),
+        ],
+    );
+    let mut reader = ReaderBuilder::new()
+        .with_reader_schema(Schema::parse(&r).unwrap())
+        .read_bytes(file)
+        .unwrap();
+    let e = reader
+        .find_map(Result::err)
+        .expect("the second record fails");
+    let message = e.to_string();
+    assert!(message.contains("does not fit 64 bits"), "{message}");
+    assert!(message.contains("ts"), "{message}");
+}
+
+/// Files whose timestamps changed unit read together in the finer one.
+#[test]
+fn files_whose_timestamps_changed_unit_merge_in_the_finer_one() {
+    use arrow::array::TimestampMicrosecondArray;
+    let schema = |l: &str| {
+        format!(
+            r#"{{"type":"record","name":"r","fields":[{{"name":"at","type":{{"type":"long","logicalType":"{l}"}}}}]}}"#
+        )
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let paths = [
+        dir.path().join("millis.avro"),
+        dir.path().join("micros.avro"),
+    ];
+    std::fs::write(
+        &paths[0],
+        file_of(
+            &schema("timestamp-millis"),
+            vec![record(&[("at", Value::TimestampMillis(1_500))])],
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        &paths[1],
+        file_of(
+            &schema("timestamp-micros"),
+            vec![record(&[("at", Value::TimestampMicros(2_500_001))])],
+        ),
+    )
+    .unwrap();
+    let mut values = Vec::new();
+    for batch in ReaderBuilder::new()
+        .with_threads(1)
+        .open_many(&paths)
+        .unwrap()
+    {
+        let batch = batch.unwrap();
+        let at = batch
+            .column(0)
+            .as_any()
+            .downcast_ref::<TimestampMicrosecondArray>()
+            .unwrap();
+        values.extend(at.values().iter().copied());
+    }
+    assert_eq!(values, [1_500_000, 2_500_001]);
+}

@@ -60,6 +60,9 @@ pub(crate) enum Promotion {
     LongToFloat64,
     /// A writer `float` into a reader `double`.
     Float32ToFloat64,
+    /// A writer time or timestamp (an `int` or `long`) into a reader `long` time or
+    /// timestamp of a finer unit: the value times this factor (1,000 or 1,000,000).
+    Scale(i64),
 }
 
 impl Promotion {
@@ -67,7 +70,7 @@ impl Promotion {
     pub(crate) fn min_size(self) -> Option<usize> {
         match self {
             Promotion::Same => None,
-            Promotion::LongToFloat32 | Promotion::LongToFloat64 => Some(1),
+            Promotion::LongToFloat32 | Promotion::LongToFloat64 | Promotion::Scale(_) => Some(1),
             Promotion::Float32ToFloat64 => Some(4),
         }
     }
@@ -101,6 +104,17 @@ pub(crate) fn decode_promoted<K: Kernel>(
         (Promotion::Float32ToFloat64, Column::Float64(p)) => {
             let v = c.f32()?;
             p.values.push(f64::from(v));
+        }
+        (Promotion::Scale(factor), Column::Int64(p)) => {
+            let at = c.pos;
+            let value = c.long()?;
+            let Some(scaled) = value.checked_mul(factor) else {
+                return Err(DecodeError::new(
+                    DecodeErrorKind::TimeOverflow { value, factor },
+                    at,
+                ));
+            };
+            p.values.push(scaled);
         }
         (promotion, column) => {
             return Err(DecodeError::new(

@@ -24,7 +24,9 @@ use arrow_schema::{DataType, Field, Fields};
 use projection::Proj;
 use record::{root_record, Part};
 use std::sync::Arc;
-use types::{check_decimals, fixed, primitive, promoted, promotion, Mapped};
+use types::{
+    check_decimals, fixed, primitive, promoted, promotion, scaled, with_time_scale, Mapped,
+};
 
 /// Options that shape the decode plan.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,8 +165,9 @@ impl Compiler<'_> {
                     return Err(self.mismatch(path, w, r));
                 };
                 check_decimals(*wl, *rl, path)?;
-                Ok(match promotion {
+                Ok(match with_time_scale(promotion, *wl, *rl) {
                     Promotion::Same => primitive(*rp, *rl, view),
+                    Promotion::Scale(factor) => scaled(factor, primitive(*rp, *rl, view)),
                     Promotion::LongToFloat32 => promoted(promotion, DataType::Float32),
                     Promotion::LongToFloat64 | Promotion::Float32ToFloat64 => {
                         promoted(promotion, DataType::Float64)

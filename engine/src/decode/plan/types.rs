@@ -53,6 +53,36 @@ pub(super) fn promotion(w: Primitive, r: Primitive) -> Option<Promotion> {
     })
 }
 
+/// How a writer primitive with logical type `wl` is read as a reader primitive with `rl`
+/// whose plain types read each other as `plain` ([`promotion`]): as `plain` says, except a
+/// time or timestamp read in a finer unit of the same kind (time, UTC timestamp, local
+/// timestamp), whose values are scaled to it. (The specification resolves the underlying
+/// types only, which would read milliseconds as microseconds: 1,000 times off.)
+pub(super) fn with_time_scale(
+    plain: Promotion,
+    wl: Option<LogicalType>,
+    rl: Option<LogicalType>,
+) -> Promotion {
+    let unit = |l: Option<LogicalType>| l?.time_unit();
+    match (plain, unit(wl), unit(rl)) {
+        (Promotion::Same, Some((wk, wu)), Some((rk, ru))) if wk == rk && ru > wu => {
+            Promotion::Scale(10i64.pow(ru - wu))
+        }
+        (plain, ..) => plain,
+    }
+}
+
+/// The reader's column of `reader`, fed by a scaled writer value.
+pub(super) fn scaled(factor: i64, reader: Mapped) -> Mapped {
+    Mapped::new(
+        Column::Promoted(Box::new(PromotedCol {
+            promotion: Promotion::Scale(factor),
+            column: reader.column,
+        })),
+        reader.data_type,
+    )
+}
+
 pub(super) fn promoted(promotion: Promotion, data_type: DataType) -> Mapped {
     let column = match data_type {
         DataType::Float32 => Column::Float32(Prim::new(DataType::Float32)),

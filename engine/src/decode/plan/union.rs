@@ -2,7 +2,7 @@
 //! branches.
 
 use super::projection::Proj;
-use super::types::{check_decimals, promotion, Mapped};
+use super::types::{check_decimals, promotion, with_time_scale, Mapped};
 use super::{is_null, Compiler};
 use crate::decode::column::resolve::{Promotion, ResolvedUnion, Target};
 use crate::decode::column::{Column, NullableCol, UnionCol};
@@ -198,8 +198,9 @@ impl Compiler<'_> {
                             });
                         };
                         check_decimals(*wl, *rl, path)?;
-                        promotions[i] = promotion(*wp, *rp)
+                        let plain = promotion(*wp, *rp)
                             .ok_or_else(|| self.mismatch(path, writers[i], readers[j]))?;
+                        promotions[i] = with_time_scale(plain, *wl, *rl);
                     }
                     self.native(readers[j], branch_proj, path, depth + 1)?
                 }
