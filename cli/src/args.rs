@@ -60,7 +60,7 @@ pub enum Command {
     Convert(ConvertArgs),
     /// Print the writer schema of an Avro file (Avro JSON, Arrow, canonical form, fingerprint).
     #[command(
-        after_help = "Examples:\n  avrow schema data.avro\n  avrow schema data.avro --arrow\n  avrow schema data.avro --arrow --reader-schema reader.avsc\n  avrow schema data.avro --fingerprint sha256 --json"
+        after_help = "Examples:\n  avrow schema data.avro\n  avrow schema data.avro --arrow\n  avrow schema data.avro --arrow --reader-schema reader.avsc\n  avrow schema data.avro --fingerprint sha256 --json\n  avrow schema 'topic/*.avro'   # the schema files of an evolved schema are read as together"
     )]
     Schema(SchemaArgs),
     /// Describe an Avro file without decoding records: codec, sync marker, blocks, records,
@@ -260,9 +260,11 @@ pub enum CompressionArg {
 /// `avrow schema`.
 #[derive(Args, Debug)]
 pub struct SchemaArgs {
-    /// The Avro file, or `-` for standard input.
-    #[arg(value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
-    pub file: PathBuf,
+    /// The Avro file, or `-` for standard input. Several files (or a directory, a glob): the
+    /// schema they are read as together, merged where their writer schemas differ.
+    #[arg(value_name = "FILE", required = true, num_args = 1..,
+          value_hint = clap::ValueHint::FilePath)]
+    pub files: Vec<PathBuf>,
 
     /// Print the Arrow schema the file is read as.
     #[arg(long, group = "what")]

@@ -277,7 +277,9 @@ def read_avro(
 
 
 def read_schema(source: Source) -> str:
-    """The writer schema of Avro data (of the first file) as Avro JSON text."""
+    """The writer schema of Avro data as Avro JSON text; of several files (a list or a glob),
+    the schema :func:`read_avro` reads them as together (their merged schema where their
+    writer schemas differ)."""
     return _avrow.read_schema(_source(source))
 
 

@@ -223,10 +223,17 @@ fn open(
     })
 }
 
-/// The writer schema of the (first) file as Avro JSON.
+/// The writer schema of the file as Avro JSON; of several files, the schema they are read as
+/// together (merged where their writer schemas differ).
 #[pyfunction]
 fn read_schema(py: Python<'_>, source: Bound<'_, PyAny>) -> PyResult<String> {
     let source = Source::extract(&source)?;
+    if matches!(&source, Source::Paths(paths) if paths.len() > 1) {
+        let reader = py
+            .detach(|| source.open(avrow::ReaderBuilder::new().with_threads(1)))
+            .map_err(to_py)?;
+        return Ok(reader.avro_schema().json().to_string());
+    }
     let raised = source.raised();
     let blocks = py
         .detach(|| source.blocks())

@@ -133,6 +133,7 @@ def test_files_of_evolved_schemas_read_together_as_their_merged_schema(seed, tmp
         paths.reverse()
     with avrow.open_avro([str(p) for p in paths]) as reader:
         merged = json.loads(reader.schema.metadata[b"avro.schema"])
+    assert json.loads(avrow.read_schema([str(p) for p in paths])) == merged
     want = [
         expect(as_read(r, merged), merged)
         for p in paths

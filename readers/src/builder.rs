@@ -438,6 +438,7 @@ impl ReaderBuilder {
         Ok(Reader {
             header,
             schema,
+            reader_schema: self.reader_schema,
             engine,
             threads,
             batch_size,

@@ -7,6 +7,7 @@ use crate::sequential::Sequential;
 use crate::source::SkippedBlock;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
+use avrow_engine::Schema;
 use std::sync::Arc;
 
 pub(crate) enum Engine {
@@ -27,6 +28,8 @@ pub(crate) enum Engine {
 pub struct Reader {
     pub(crate) header: Arc<Header>,
     pub(crate) schema: SchemaRef,
+    /// The reader schema, given or merged (`None`: the first file's writer schema).
+    pub(crate) reader_schema: Option<Schema>,
     pub(crate) engine: Engine,
     pub(crate) threads: usize,
     pub(crate) batch_size: usize,
@@ -41,6 +44,17 @@ impl Reader {
     /// The header of the (first) file: metadata, codec, writer schema, sync marker.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The Avro schema the batches are read as: the reader schema, given
+    /// ([`with_reader_schema`](crate::ReaderBuilder::with_reader_schema)) or merged from files
+    /// whose writer schemas differ
+    /// ([`with_schema_merging`](crate::ReaderBuilder::with_schema_merging)); otherwise the
+    /// (first) file's writer schema.
+    pub fn avro_schema(&self) -> &Schema {
+        self.reader_schema
+            .as_ref()
+            .unwrap_or_else(|| self.header.schema())
     }
 
     /// The most rows a batch holds: the builder's batch size, or fewer where that many rows

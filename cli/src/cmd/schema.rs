@@ -1,12 +1,13 @@
-//! `avrow schema FILE`: the writer schema as pretty Avro JSON, the Arrow schema it is read as
-//! (also under a `--reader-schema`), its Parsing Canonical Form or a fingerprint; `--json` for
+//! `avrow schema FILE...`: the writer schema as pretty Avro JSON (of several files, the schema
+//! they are read as together: merged where they differ), the Arrow schema it is read as (also
+//! under a `--reader-schema`), its Parsing Canonical Form or a fingerprint; `--json` for
 //! machines.
 
 use std::collections::HashMap;
 
 use super::{hex, json_text, print};
 use crate::args::{FingerprintArg, SchemaArgs};
-use crate::inputs::{self, ByteCounter};
+use crate::inputs::{self, ByteCounter, Input};
 use anyhow::{Context, Result};
 use arrow::datatypes::{DataType, Field, FieldRef, Schema as ArrowSchema, UnionMode};
 use avrow::avrow_engine::schema::Fingerprint;
@@ -34,21 +35,38 @@ pub fn fingerprint_name(algorithm: Fingerprint) -> &'static str {
 /// Prints what `args` asks for.
 ///
 /// # Errors
-/// The file cannot be read, its header or schema is invalid, or writing fails.
+/// A file cannot be read, a header or schema is invalid, the files' schemas do not merge, or
+/// writing fails.
 pub fn run(args: &SchemaArgs) -> Result<()> {
-    let input = inputs::single(&args.file);
+    let inputs = inputs::expand(&args.files)?;
     let counter = ByteCounter::default();
-    let file = input.to_string();
+    let (input, names) = match inputs.as_slice() {
+        [one] => (Some(one), json!(one.to_string())),
+        many => (
+            None,
+            json!(many.iter().map(ToString::to_string).collect::<Vec<_>>()),
+        ),
+    };
+    // `"file": NAME` for one input, `"files": [NAMES]` for several.
+    let key = if input.is_some() { "file" } else { "files" };
+    let open = |builder: avrow::ReaderBuilder| -> Result<avrow::Reader> {
+        Ok(match input {
+            Some(one) => one.open(builder, &counter)?,
+            None => builder.open_many(inputs.iter().filter_map(|i| match i {
+                Input::File(path) => Some(path.as_path()),
+                Input::Stdin => None,
+            }))?,
+        })
+    };
     if args.arrow {
         let mut builder = avrow::ReaderBuilder::new().with_threads(1);
         if let Some(path) = &args.reader_schema {
             builder = builder.with_reader_schema(crate::config::load_reader_schema(path)?);
         }
-        let reader = input.open(builder, &counter)?;
-        let schema = reader.schema();
+        let schema = open(builder)?.schema();
         let text = if args.json {
             json_text(
-                &json!({ "file": file, "arrow_schema": schema_json(&schema) }),
+                &json!({ key: names, "arrow_schema": schema_json(&schema) }),
                 true,
             )
         } else {
@@ -57,12 +75,18 @@ pub fn run(args: &SchemaArgs) -> Result<()> {
         print(&text)?;
         return Ok(());
     }
-    let blocks = input.blocks(&counter)?;
-    let schema = blocks.header().schema().clone();
+    // One file: its writer schema from the header; several: the schema they are read as
+    // together (their merged schema where they differ).
+    let schema = match input {
+        Some(one) => one.blocks(&counter)?.header().schema().as_ref().clone(),
+        None => open(avrow::ReaderBuilder::new().with_threads(1))?
+            .avro_schema()
+            .clone(),
+    };
     let text = if args.canonical {
         let canonical = schema.canonical_form();
         if args.json {
-            json_text(&json!({ "file": file, "canonical_form": canonical }), true)
+            json_text(&json!({ key: names, "canonical_form": canonical }), true)
         } else {
             format!("{canonical}\n")
         }
@@ -72,7 +96,7 @@ pub fn run(args: &SchemaArgs) -> Result<()> {
         if args.json {
             json_text(
                 &json!({
-                    "file": file,
+                    key: names,
                     "fingerprint": { "algorithm": fingerprint_name(algorithm), "hex": value },
                 }),
                 true,
@@ -82,9 +106,9 @@ pub fn run(args: &SchemaArgs) -> Result<()> {
         }
     } else {
         let value: Value = serde_json::from_str(schema.json())
-            .with_context(|| format!("{file}: the schema is not valid JSON"))?;
+            .with_context(|| format!("{names}: the schema is not valid JSON"))?;
         if args.json {
-            json_text(&json!({ "file": file, "schema": value }), true)
+            json_text(&json!({ key: names, "schema": value }), true)
         } else {
             json_text(&value, true)
         }

@@ -326,6 +326,25 @@ with open({new:?}, "wb") as f:
         );
         assert_eq!(report["rows"], 500, "{report}");
     }
+    // `avrow schema` of both files: the merged schema.
+    let out = avrow()
+        .arg("schema")
+        .arg(&old)
+        .arg(&new)
+        .args(["--canonical", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        report["canonical_form"],
+        r#"{"name":"app.Event","type":"record","fields":[{"name":"id","type":"long"},{"name":"amount","type":"double"},{"name":"tags","type":{"type":"array","items":"long"}},{"name":"kind","type":{"name":"app.Kind","type":"enum","symbols":["A","B","C"]}},{"name":"note","type":["null","string"]},{"name":"level","type":"int"}]}"#
+    );
 }
 
 #[test]

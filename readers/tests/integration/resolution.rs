@@ -517,6 +517,10 @@ fn files_with_different_writer_schemas_read_as_one() {
                 ("name".to_string(), DataType::Utf8, true)
             ]
         );
+        assert_eq!(
+            reader.avro_schema().canonical_form(),
+            r#"{"name":"r","type":"record","fields":[{"name":"id","type":"long"},{"name":"name","type":["null","string"]}]}"#
+        );
         let batches: Vec<_> = reader.collect::<Result<_, _>>().unwrap();
         let mut ids = Vec::new();
         let mut names = Vec::new();
