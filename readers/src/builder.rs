@@ -68,9 +68,9 @@ impl ReaderBuilder {
     /// batches have the reader schema's fields in its order; fields only the writer has are
     /// skipped, fields only the reader has take their defaults, numbers are promoted
     /// (`int` → `long`/`float`/`double`, `long` → `float`/`double`, `float` → `double`),
-    /// times and timestamps read in a finer unit of their kind are scaled to it
-    /// (`timestamp-millis` as `timestamp-micros`: times 1,000), `string` and `bytes` read as
-    /// each other, enum symbols and union branches are matched by
+    /// times and timestamps read in another unit of their kind are converted to it
+    /// (`timestamp-millis` as `timestamp-micros`: times 1,000; into a coarser unit divided,
+    /// rounding down), `string` and `bytes` read as each other, enum symbols and union branches are matched by
     /// name and type, and record fields and named types also by the reader's aliases. The
     /// projection names reader fields. Files with different writer schemas can be read
     /// together ([`open_many`](ReaderBuilder::open_many)) as long as each resolves.

@@ -1030,3 +1030,36 @@ fn files_whose_timestamps_changed_unit_merge_in_the_finer_one() {
     }
     assert_eq!(values, [1_500_000, 2_500_001]);
 }
+
+/// Timestamps read in a coarser unit of their kind are divided, rounding down (toward the
+/// past): -1 µs is -1 ms, 1,999 µs is 1 ms.
+#[test]
+fn timestamps_read_in_a_coarser_unit_round_down() {
+    use arrow::array::TimestampMillisecondArray;
+    let schema = |l: &str| {
+        format!(
+            r#"{{"type":"record","name":"r","fields":[{{"name":"at","type":["null",{{"type":"long","logicalType":"{l}"}}]}}]}}"#
+        )
+    };
+    let values = [-1_000_001, -1, 0, 1_999, 1_700_000_000_123_456];
+    let file = file_of(
+        &schema("timestamp-micros"),
+        values
+            .iter()
+            .map(|v| record(&[("at", Value::Union(1, Box::new(Value::TimestampMicros(*v))))]))
+            .collect(),
+    );
+    let batch = ReaderBuilder::new()
+        .with_reader_schema(Schema::parse(&schema("timestamp-millis")).unwrap())
+        .read_bytes(file)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let at = batch
+        .column(0)
+        .as_any()
+        .downcast_ref::<TimestampMillisecondArray>()
+        .unwrap();
+    assert_eq!(at.values(), &[-1_001, -1, 0, 1, 1_700_000_000_123]);
+}

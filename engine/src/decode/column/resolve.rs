@@ -63,6 +63,9 @@ pub(crate) enum Promotion {
     /// A writer time or timestamp (an `int` or `long`) into a reader `long` time or
     /// timestamp of a finer unit: the value times this factor (1,000 or 1,000,000).
     Scale(i64),
+    /// A writer time or timestamp into a reader time or timestamp of a coarser unit: the value
+    /// divided by this divisor, rounded down (toward the past, as a clock shows it).
+    Coarsen(i64),
 }
 
 impl Promotion {
@@ -70,7 +73,10 @@ impl Promotion {
     pub(crate) fn min_size(self) -> Option<usize> {
         match self {
             Promotion::Same => None,
-            Promotion::LongToFloat32 | Promotion::LongToFloat64 | Promotion::Scale(_) => Some(1),
+            Promotion::LongToFloat32
+            | Promotion::LongToFloat64
+            | Promotion::Scale(_)
+            | Promotion::Coarsen(_) => Some(1),
             Promotion::Float32ToFloat64 => Some(4),
         }
     }
@@ -115,6 +121,10 @@ pub(crate) fn decode_promoted<K: Kernel>(
                 ));
             };
             p.values.push(scaled);
+        }
+        (Promotion::Coarsen(divisor), Column::Int64(p)) => {
+            let value = c.long()?;
+            p.values.push(value.div_euclid(divisor));
         }
         (promotion, column) => {
             return Err(DecodeError::new(

@@ -167,7 +167,9 @@ impl Compiler<'_> {
                 check_decimals(*wl, *rl, path)?;
                 Ok(match with_time_scale(promotion, *wl, *rl) {
                     Promotion::Same => primitive(*rp, *rl, view),
-                    Promotion::Scale(factor) => scaled(factor, primitive(*rp, *rl, view)),
+                    p @ (Promotion::Scale(_) | Promotion::Coarsen(_)) => {
+                        scaled(p, primitive(*rp, *rl, view))
+                    }
                     Promotion::LongToFloat32 => promoted(promotion, DataType::Float32),
                     Promotion::LongToFloat64 | Promotion::Float32ToFloat64 => {
                         promoted(promotion, DataType::Float64)

@@ -55,9 +55,10 @@ pub(super) fn promotion(w: Primitive, r: Primitive) -> Option<Promotion> {
 
 /// How a writer primitive with logical type `wl` is read as a reader primitive with `rl`
 /// whose plain types read each other as `plain` ([`promotion`]): as `plain` says, except a
-/// time or timestamp read in a finer unit of the same kind (time, UTC timestamp, local
-/// timestamp), whose values are scaled to it. (The specification resolves the underlying
-/// types only, which would read milliseconds as microseconds: 1,000 times off.)
+/// time or timestamp read in another unit of the same kind (time, UTC timestamp, local
+/// timestamp), whose values are converted to it: multiplied into a finer unit, divided
+/// (rounding down) into a coarser one. (The specification resolves the underlying types
+/// only, which would read milliseconds as microseconds: 1,000 times off.)
 pub(super) fn with_time_scale(
     plain: Promotion,
     wl: Option<LogicalType>,
@@ -68,15 +69,20 @@ pub(super) fn with_time_scale(
         (Promotion::Same, Some((wk, wu)), Some((rk, ru))) if wk == rk && ru > wu => {
             Promotion::Scale(10i64.pow(ru - wu))
         }
+        (Promotion::Same | Promotion::Coarsen(_), Some((wk, wu)), Some((rk, ru)))
+            if wk == rk && ru < wu =>
+        {
+            Promotion::Coarsen(10i64.pow(wu - ru))
+        }
         (plain, ..) => plain,
     }
 }
 
-/// The reader's column of `reader`, fed by a scaled writer value.
-pub(super) fn scaled(factor: i64, reader: Mapped) -> Mapped {
+/// The reader's column of `reader`, fed by a writer value converted by `promotion`.
+pub(super) fn scaled(promotion: Promotion, reader: Mapped) -> Mapped {
     Mapped::new(
         Column::Promoted(Box::new(PromotedCol {
-            promotion: Promotion::Scale(factor),
+            promotion,
             column: reader.column,
         })),
         reader.data_type,
