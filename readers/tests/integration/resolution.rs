@@ -885,26 +885,28 @@ fn times_and_timestamps_read_in_a_finer_unit_are_scaled() {
         Time64MicrosecondArray, TimestampMicrosecondArray, TimestampNanosecondArray,
     };
     let lt = |l: &str, p: &str| format!(r#"{{"type":"{p}","logicalType":"{l}"}}"#);
-    let writer = format!(
-        r#"{{"type":"record","name":"r","fields":[
-            {{"name":"ts","type":{}}},{{"name":"tn","type":{}}},{{"name":"t","type":{}}},
-            {{"name":"o","type":["null",{}]}},{{"name":"local","type":{}}}]}}"#,
+    // The record of fields ts, tn, t, o (nullable) and local, of these types.
+    let schema = |[ts, tn, t, o, local]: [String; 5]| {
+        format!(
+            r#"{{"type":"record","name":"r","fields":[
+                {{"name":"ts","type":{ts}}},{{"name":"tn","type":{tn}}},{{"name":"t","type":{t}}},
+                {{"name":"o","type":["null",{o}]}},{{"name":"local","type":{local}}}]}}"#
+        )
+    };
+    let writer = schema([
         lt("timestamp-millis", "long"),
         lt("timestamp-micros", "long"),
         lt("time-millis", "int"),
         lt("timestamp-millis", "long"),
         lt("local-timestamp-millis", "long"),
-    );
-    let reader = format!(
-        r#"{{"type":"record","name":"r","fields":[
-            {{"name":"ts","type":{}}},{{"name":"tn","type":{}}},{{"name":"t","type":{}}},
-            {{"name":"o","type":["null",{}]}},{{"name":"local","type":{}}}]}}"#,
+    ]);
+    let reader = schema([
         lt("timestamp-micros", "long"),
         lt("timestamp-nanos", "long"),
         lt("time-micros", "long"),
         lt("timestamp-micros", "long"),
         lt("timestamp-micros", "long"),
-    );
+    ]);
     let row = |ts: i64, tn: i64, t: i32, o: Option<i64>, local: i64| {
         record(&[
             ("ts", Value::TimestampMillis(ts)),
