@@ -1,5 +1,5 @@
 //! [`AvrowFormat`] (DataFusion's `FileFormat`) and its factory: schema inference over many
-//! files, statistics from block headers, and the scan plan.
+//! files, statistics from block headers, the scan plan, and the write plan (`sink.rs`).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -9,29 +9,45 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::stats::Precision;
-use datafusion::common::{not_impl_err, GetExt, Result, Statistics};
+use datafusion::common::{not_impl_err, plan_err, GetExt, Result, Statistics};
 use datafusion::datasource::file_format::file_compression_type::FileCompressionType;
+use datafusion::datasource::file_format::write::get_writer_schema;
 use datafusion::datasource::file_format::{FileFormat, FileFormatFactory};
-use datafusion::datasource::physical_plan::{FileScanConfig, FileSource};
+use datafusion::datasource::physical_plan::{FileScanConfig, FileSinkConfig, FileSource};
+use datafusion::datasource::sink::DataSinkExec;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
+use datafusion::logical_expr::dml::InsertOp;
+use datafusion::physical_expr::LexRequirement;
 use datafusion::physical_plan::ExecutionPlan;
 use object_store::{ObjectMeta, ObjectStore};
 
-use crate::options::AvrowReadOptions;
+use crate::options::{split_options, AvrowReadOptions, AvrowWriteOptions};
+use crate::sink::AvrowSink;
 use crate::source::{AvrowSource, Input};
 use crate::store::RowCount;
 
-/// Makes [`AvrowFormat`]s for `STORED AS AVRO` tables, with the statement's `OPTIONS`.
+/// Makes [`AvrowFormat`]s for `STORED AS AVRO` tables and `COPY ... TO '*.avro'`, with the
+/// statement's `OPTIONS`.
 #[derive(Debug, Default, Clone)]
 pub struct AvrowFormatFactory {
     options: AvrowReadOptions,
+    write: AvrowWriteOptions,
 }
 
 impl AvrowFormatFactory {
     /// A factory whose formats start from `options` (a statement's options override them).
     pub fn new(options: AvrowReadOptions) -> Self {
-        AvrowFormatFactory { options }
+        AvrowFormatFactory {
+            options,
+            write: AvrowWriteOptions::default(),
+        }
+    }
+
+    /// The factory with these writing options (a statement's options override them).
+    pub fn with_write_options(mut self, write: AvrowWriteOptions) -> Self {
+        self.write = write;
+        self
     }
 }
 
@@ -41,12 +57,16 @@ impl FileFormatFactory for AvrowFormatFactory {
         _state: &dyn Session,
         format_options: &HashMap<String, String>,
     ) -> Result<Arc<dyn FileFormat>> {
-        let options = self.options.clone().apply(format_options)?;
-        Ok(Arc::new(AvrowFormat::new(options)))
+        let (read, write) = split_options(format_options);
+        let options = self.options.clone().apply(&read)?;
+        let write = self.write.clone().apply(&write)?;
+        Ok(Arc::new(
+            AvrowFormat::new(options).with_write_options(write),
+        ))
     }
 
     fn default(&self) -> Arc<dyn FileFormat> {
-        Arc::new(AvrowFormat::new(self.options.clone()))
+        Arc::new(AvrowFormat::new(self.options.clone()).with_write_options(self.write.clone()))
     }
 }
 
@@ -56,10 +76,11 @@ impl GetExt for AvrowFormatFactory {
     }
 }
 
-/// Avro container files read by avrow, as a DataFusion file format.
+/// Avro container files read and written by avrow, as a DataFusion file format.
 #[derive(Default, Clone)]
 pub struct AvrowFormat {
     options: AvrowReadOptions,
+    write: AvrowWriteOptions,
 }
 
 impl fmt::Debug for AvrowFormat {
@@ -67,19 +88,34 @@ impl fmt::Debug for AvrowFormat {
         f.debug_struct("AvrowFormat")
             .field("reader_schema", &self.options.reader_schema.is_some())
             .field("batch_size", &self.options.batch_size)
+            .field("codec", &self.write.codec)
             .finish()
     }
 }
 
 impl AvrowFormat {
-    /// A format reading with `options`.
+    /// A format reading with `options` (and writing with the default writing options).
     pub fn new(options: AvrowReadOptions) -> Self {
-        AvrowFormat { options }
+        AvrowFormat {
+            options,
+            write: AvrowWriteOptions::default(),
+        }
+    }
+
+    /// The format writing with `write`.
+    pub fn with_write_options(mut self, write: AvrowWriteOptions) -> Self {
+        self.write = write;
+        self
     }
 
     /// The read options.
     pub fn options(&self) -> &AvrowReadOptions {
         &self.options
+    }
+
+    /// The writing options.
+    pub fn write_options(&self) -> &AvrowWriteOptions {
+        &self.write
     }
 }
 
@@ -216,6 +252,46 @@ impl FileFormat for AvrowFormat {
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
         Arc::new(AvrowSource::new(table_schema, self.options.clone()))
+    }
+
+    /// `COPY ... TO` and `INSERT INTO` (appending new files): each output file written by
+    /// avrow's `Writer`. The rows' Arrow schema is checked against Avro here, so that a type
+    /// Avro cannot hold (or a writer schema that does not fit) is a planning error.
+    async fn create_writer_physical_plan(
+        &self,
+        input: Arc<dyn ExecutionPlan>,
+        _state: &dyn Session,
+        conf: FileSinkConfig,
+        order_requirements: Option<LexRequirement>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        if conf.insert_op != InsertOp::Append {
+            return not_impl_err!(
+                "{:?} of Avro tables (new files are appended; existing ones are never rewritten)",
+                conf.insert_op
+            );
+        }
+        if let Err(e) = self
+            .write
+            .builder(get_writer_schema(&conf))
+            .with_threads(1)
+            .build(std::io::sink())
+        {
+            // The writer names its output `<output>`: here it is the statement's target.
+            let url = &conf.original_url;
+            return match &e {
+                // A column SQL named after its expression (`count(*)`) has no Avro name.
+                avrow::Error::Plan {
+                    source: source @ avrow::avrow_engine::PlanError::InvalidName { .. },
+                    ..
+                } => plan_err!("cannot write Avro to {url}: {source} (or name the column with AS)"),
+                avrow::Error::Plan { source, .. } => {
+                    plan_err!("cannot write Avro to {url}: {source}")
+                }
+                e => plan_err!("cannot write Avro to {url}: {e}"),
+            };
+        }
+        let sink = Arc::new(AvrowSink::new(conf, self.write.clone()));
+        Ok(Arc::new(DataSinkExec::new(input, sink, order_requirements)))
     }
 }
 

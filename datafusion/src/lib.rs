@@ -33,6 +33,7 @@ mod codec;
 mod format;
 mod nested;
 mod options;
+mod sink;
 mod source;
 mod store;
 mod stores;
@@ -51,7 +52,7 @@ use object_store::ObjectMeta;
 
 pub use codec::AvrowCodec;
 pub use format::{AvrowFormat, AvrowFormatFactory};
-pub use options::AvrowReadOptions;
+pub use options::{AvrowReadOptions, AvrowWriteOptions};
 pub use source::AvrowSource;
 pub use stores::{
     register_store_for, register_store_with, register_stores_for_statement, table_url,

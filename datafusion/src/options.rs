@@ -1,10 +1,15 @@
-//! The table options of the avrow format: what `CREATE EXTERNAL TABLE ... OPTIONS (...)` and
-//! [`AvrowReadOptions`] set, and how each becomes an `avrow::ReaderBuilder`.
+//! The table options of the avrow format: what `CREATE EXTERNAL TABLE ... OPTIONS (...)`,
+//! `COPY ... OPTIONS (...)`, [`AvrowReadOptions`] and [`AvrowWriteOptions`] set, and how each
+//! becomes an `avrow::ReaderBuilder` or an `avrow::WriterBuilder`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use arrow::datatypes::SchemaRef;
 use datafusion::common::{plan_err, Result};
+
+/// The option keys that set [`AvrowWriteOptions`] (`threads` sets both kinds).
+const WRITE_KEYS: [&str; 4] = ["codec", "level", "block_size", "avro_schema"];
 
 /// How avrow reads the files of one table.
 ///
@@ -58,10 +63,17 @@ impl AvrowReadOptions {
         self
     }
 
-    /// Apply SQL table options (keys with or without `format.`); unknown keys are errors.
+    /// Apply SQL table options (keys with or without `format.`); unknown keys are errors,
+    /// and so are the keys of [`AvrowWriteOptions`] (the format's factory hands those to
+    /// [`AvrowWriteOptions::apply`]).
     pub fn apply(mut self, options: &HashMap<String, String>) -> Result<Self> {
         for (key, value) in options {
             let key = key.strip_prefix("format.").unwrap_or(key);
+            if WRITE_KEYS.contains(&key) {
+                return plan_err!(
+                    "avro option '{key}' is an option for writing; these options are for reading"
+                );
+            }
             let number = |what: &str| -> Result<usize> {
                 match value.trim().parse::<usize>() {
                     Ok(n) if n > 0 => Ok(n),
@@ -92,7 +104,8 @@ impl AvrowReadOptions {
                 _ => {
                     return plan_err!(
                         "unknown avro option '{key}' (known: reader_schema, batch_size, \
-                         max_recursion_depth, threads, utf8_view)"
+                         max_recursion_depth, threads, utf8_view; for writing codec, level, \
+                         block_size, avro_schema)"
                     )
                 }
             }
@@ -116,4 +129,158 @@ impl AvrowReadOptions {
         }
         builder
     }
+}
+
+/// How avrow writes the files of `COPY ... TO 'out.avro'` and of `INSERT INTO` an Avro table.
+///
+/// As SQL options (with or without the `format.` prefix): `'codec' 'zstandard'` (`null` or
+/// `none`, `deflate` (the default, as the CLI's and Python's), `snappy`, `zstandard` or `zstd`,
+/// `bzip2`, `xz`), `'level' '3'` (the codec's level), `'block_size' '1048576'` (bytes of
+/// record data a block, before compression), `'avro_schema' '<Avro schema JSON>'` (the writer
+/// schema; without it, derived from the query's Arrow schema as the README's mapping says),
+/// `'threads' '2'` (blocks encoded and compressed on this many threads).
+#[derive(Debug, Clone)]
+pub struct AvrowWriteOptions {
+    /// The block codec.
+    pub codec: avrow::Codec,
+    /// The codec's compression level (`None`: the codec's default).
+    pub level: Option<i32>,
+    /// Bytes of record data a block holds before it is compressed and written.
+    pub block_size: usize,
+    /// The writer schema (`None`: derived from the Arrow schema of what is written).
+    pub avro_schema: Option<Arc<avrow::Schema>>,
+    /// Threads encoding and compressing blocks of one file.
+    pub threads: usize,
+}
+
+impl Default for AvrowWriteOptions {
+    fn default() -> Self {
+        AvrowWriteOptions {
+            codec: avrow::Codec::Deflate,
+            level: None,
+            block_size: avrow::DEFAULT_BLOCK_SIZE,
+            avro_schema: None,
+            threads: 1,
+        }
+    }
+}
+
+impl AvrowWriteOptions {
+    /// Options with a block codec.
+    pub fn with_codec(mut self, codec: avrow::Codec) -> Self {
+        self.codec = codec;
+        self
+    }
+
+    /// Options with a compression level.
+    pub fn with_level(mut self, level: i32) -> Self {
+        self.level = Some(level);
+        self
+    }
+
+    /// Options with a block size (bytes of record data a block).
+    pub fn with_block_size(mut self, bytes: usize) -> Self {
+        self.block_size = bytes;
+        self
+    }
+
+    /// Options with a writer schema.
+    pub fn with_avro_schema(mut self, schema: avrow::Schema) -> Self {
+        self.avro_schema = Some(Arc::new(schema));
+        self
+    }
+
+    /// Options with encoding threads per file.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Apply the writing options among SQL options (keys with or without `format.`); the
+    /// reading ones are left to [`AvrowReadOptions::apply`].
+    pub fn apply(mut self, options: &HashMap<String, String>) -> Result<Self> {
+        for (key, value) in options {
+            let key = key.strip_prefix("format.").unwrap_or(key);
+            match key {
+                "codec" => {
+                    let name = value.trim().to_ascii_lowercase();
+                    self.codec = match name.as_str() {
+                        "none" => avrow::Codec::Null,
+                        "zstd" => avrow::Codec::Zstandard,
+                        name => match avrow::Codec::from_name(name) {
+                            Some(codec) => codec,
+                            None => {
+                                return plan_err!(
+                                    "avro option 'codec' is one of null, deflate, snappy, \
+                                     zstandard, bzip2, xz, not '{value}'"
+                                )
+                            }
+                        },
+                    }
+                }
+                "level" => match value.trim().parse::<i32>() {
+                    Ok(level) => self.level = Some(level),
+                    Err(_) => {
+                        return plan_err!("avro option 'level' needs an integer, not '{value}'")
+                    }
+                },
+                "block_size" => match value.trim().parse::<usize>() {
+                    Ok(n) if n > 0 => self.block_size = n,
+                    _ => {
+                        return plan_err!(
+                            "avro option 'block_size' needs a positive integer, not '{value}'"
+                        )
+                    }
+                },
+                "avro_schema" => match avrow::Schema::parse(value) {
+                    Ok(schema) => self.avro_schema = Some(Arc::new(schema)),
+                    Err(e) => return plan_err!("avro option 'avro_schema': {e}"),
+                },
+                "threads" => match value.trim().parse::<usize>() {
+                    Ok(n) if n > 0 => self.threads = n,
+                    _ => {
+                        return plan_err!(
+                            "avro option 'threads' needs a positive integer, not '{value}'"
+                        )
+                    }
+                },
+                _ => {}
+            }
+        }
+        Ok(self)
+    }
+
+    /// A writer builder for batches of `schema` with these options.
+    pub(crate) fn builder(&self, schema: SchemaRef) -> avrow::WriterBuilder {
+        let mut builder = avrow::WriterBuilder::new(schema)
+            .with_codec(self.codec)
+            .with_block_size(self.block_size)
+            .with_threads(self.threads);
+        if let Some(level) = self.level {
+            builder = builder.with_level(level);
+        }
+        if let Some(schema) = &self.avro_schema {
+            builder = builder.with_avro_schema(schema.as_ref().clone());
+        }
+        builder
+    }
+}
+
+/// `options` split into the reading ones and the writing ones (`threads` in both).
+pub(crate) fn split_options(
+    options: &HashMap<String, String>,
+) -> (HashMap<String, String>, HashMap<String, String>) {
+    options.iter().fold(
+        (HashMap::new(), HashMap::new()),
+        |(mut read, mut write), (key, value)| {
+            let bare = key.strip_prefix("format.").unwrap_or(key);
+            if WRITE_KEYS.contains(&bare) || bare == "threads" {
+                write.insert(key.clone(), value.clone());
+            }
+            if !WRITE_KEYS.contains(&bare) {
+                read.insert(key.clone(), value.clone());
+            }
+            (read, write)
+        },
+    )
 }

@@ -129,7 +129,8 @@ pub fn register_store_with(
 /// `options`, then the statement's own `aws.*`, `gcp.*` and `azure.*` options (which are taken
 /// out of the statement: they configure the store, not the table); and the URL tables a query
 /// names (`SELECT count(*) FROM 's3://bucket/x.avro'`, with `enable_url_table`), configured
-/// from the environment and `options`.
+/// from the environment and `options`; the target of a `COPY ... TO`, and the URL tables of
+/// its query, also with the statement's own store options (taken out likewise).
 ///
 /// # Errors
 /// As [`register_store_with`]; an option value that is not a string, number or boolean; a
@@ -156,6 +157,22 @@ pub fn register_stores_for_statement(
         }
         return Ok(());
     }
+    let mut merged = options.to_vec();
+    if let Statement::CopyTo(copy) = statement {
+        // `COPY ... TO 's3://...'`: the target's store, with the statement's store options
+        // (taken out, as above); the rest of the options are the format's.
+        let mut kept = Vec::with_capacity(copy.options.len());
+        for (key, value) in std::mem::take(&mut copy.options) {
+            if is_store_option(&key) {
+                merged.push((key.to_ascii_lowercase(), option_value(&key, &value)?));
+            } else {
+                kept.push((key, value));
+            }
+        }
+        copy.options = kept;
+        register_store_with(ctx, &copy.target, &merged)?;
+    }
+    let options = merged.as_slice();
     validate_store_options(options)?;
     for reference in ctx.state().resolve_table_references(statement)? {
         // A URL table is one bare name: the whole URL, quoted.

@@ -1,7 +1,8 @@
 //! `avrow sql [--table NAME=PATH]... [--option KEY=VALUE]... "SQL"`: a DataFusion session
-//! whose `avro` format is avrow's (`avrow-datafusion`), the tables and the object stores they
-//! need registered, the statements run in order on a tokio runtime of `--partitions` threads,
-//! and each query's answer printed as a table, CSV or NDJSON.
+//! whose `avro` format is avrow's (`avrow-datafusion`: read, and written by `COPY ... TO
+//! 'out.avro'`), with Parquet, CSV, JSON and Arrow tables beside it, the tables and the object
+//! stores they need registered, the statements run in order on a tokio runtime of
+//! `--partitions` threads, and each query's answer printed as a table, CSV or NDJSON.
 
 use super::stdout;
 use crate::args::{SqlArgs, SqlFormat};
@@ -85,8 +86,11 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         .context("cannot start the query runtime")?;
     runtime.block_on(async {
         // `enable_url_table`: a lone file may be queried by its path (`FROM 'data.avro'`).
+        // `information_schema`: SHOW TABLES, SHOW COLUMNS and the information_schema views.
         let ctx = SessionContext::new_with_config(
-            SessionConfig::new().with_target_partitions(partitions),
+            SessionConfig::new()
+                .with_target_partitions(partitions)
+                .with_information_schema(true),
         )
         .enable_url_table();
         avrow_datafusion::register(&ctx).map_err(|e| anyhow!(e))?;
@@ -134,13 +138,14 @@ pub fn run(args: &SqlArgs) -> Result<()> {
     Ok(())
 }
 
-/// Prints one query's answer.
+/// Prints one query's answer. Its physical plan is made when it starts to run: an error there
+/// (`COPY` of a column Avro cannot hold) is a usage error as at logical planning.
 async fn print(df: DataFrame, format: SqlFormat) -> Result<()> {
     let schema = Arc::new(df.schema().as_arrow().clone());
     match format {
         // A table's column widths depend on every row: the answer is collected first.
         SqlFormat::Table => {
-            let batches = df.collect().await.map_err(|e| anyhow!(e))?;
+            let batches = df.collect().await.map_err(query_error)?;
             let mut out = stdout();
             let table = pretty_format_batches_with_schema(schema, &batches)?;
             writeln!(out, "{table}")?;
@@ -149,7 +154,7 @@ async fn print(df: DataFrame, format: SqlFormat) -> Result<()> {
         // Rows for scripts are written as their batches arrive: memory stays bounded
         // whatever the size of the answer.
         SqlFormat::Json => {
-            let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
+            let mut stream = df.execute_stream().await.map_err(query_error)?;
             let mut out = stdout();
             let mut writer = json::builder().build::<_, LineDelimited>(&mut out);
             while let Some(batch) = stream.next().await {
@@ -159,7 +164,7 @@ async fn print(df: DataFrame, format: SqlFormat) -> Result<()> {
             out.flush()?;
         }
         SqlFormat::Csv => {
-            let mut stream = df.execute_stream().await.map_err(|e| anyhow!(e))?;
+            let mut stream = df.execute_stream().await.map_err(query_error)?;
             let mut writer: Box<dyn BatchWriter> =
                 Box::new(CsvWriter::new(output::stdout(), schema));
             while let Some(batch) = stream.next().await {

@@ -490,3 +490,78 @@ open(d + "/3.avro", "wb").close()
         );
     }
 }
+
+#[test]
+fn copy_writes_avro_and_parquet_that_other_readers_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let order = sample("order");
+    let avro = dir.path().join("paid.avro");
+    let parquet = dir.path().join("paid.parquet");
+    let statements = format!(
+        "CREATE EXTERNAL TABLE o STORED AS AVRO LOCATION '{o}'; \
+         COPY (SELECT id, customer, total, lines FROM o WHERE paid) TO '{a}' \
+           OPTIONS ('codec' 'zstandard'); \
+         COPY (SELECT id, customer, total, lines FROM o WHERE paid) TO '{p}'; \
+         SELECT count(*) AS n, sum(id) AS ids FROM '{a}'; \
+         SELECT count(*) AS n, sum(id) AS ids FROM '{p}'; \
+         SELECT count(*) AS n FROM '{a}' a JOIN '{p}' p ON a.id = p.id AND a.total = p.total;",
+        o = order.display(),
+        a = avro.display(),
+        p = parquet.display()
+    );
+    let out = sql(&["--format", "csv", &statements]);
+    let lines: Vec<&str> = out.lines().collect();
+    // Two COPY counts, the two sums (equal), the join.
+    assert_eq!(lines[0..2], ["count", "1332"], "{out}");
+    assert_eq!(lines[2..4], ["count", "1332"], "{out}");
+    assert_eq!(lines[4], "n,ids");
+    assert!(lines[5].starts_with("1332,"), "{out}");
+    assert_eq!(lines[5], lines[7], "{out}");
+    assert_eq!(lines[8..10], ["n", "1332"], "{out}");
+    // fastavro reads the Avro file and pyarrow the Parquet file: the same rows.
+    let check = crate::harness::python(&format!(
+        r#"
+import fastavro, pyarrow.parquet as pq
+with open({a:?}, "rb") as f:
+    r = fastavro.reader(f)
+    assert r.codec == "zstandard", r.codec
+    records = list(r)
+table = pq.read_table({p:?}).to_pylist()
+key = lambda x: x["id"]
+assert sorted(records, key=key) == sorted(table, key=key), "differ"
+print(len(records))
+"#,
+        a = avro.display().to_string(),
+        p = parquet.display().to_string()
+    ));
+    assert_eq!(check.trim(), "1332");
+}
+
+#[test]
+fn sql_has_information_schema_and_hash_functions() {
+    let order = sample("order");
+    let statements = format!(
+        "CREATE EXTERNAL TABLE o STORED AS AVRO LOCATION '{}'; \
+         SELECT table_name FROM information_schema.tables WHERE table_name = 'o'; \
+         SELECT md5('a') AS m, sha256('a') AS s;",
+        order.display()
+    );
+    assert_eq!(
+        sql(&["--format", "csv", &statements]),
+        "table_name\no\nm,s\n0cc175b9c0f1b6a831c399e269772661,\
+         ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb\n"
+    );
+    // A column Avro cannot name is a usage error that says what to do.
+    let dir = tempfile::tempdir().unwrap();
+    avrow()
+        .args(["sql"])
+        .arg(format!(
+            "COPY (SELECT count(*) FROM '{}') TO '{}'",
+            order.display(),
+            dir.path().join("n.avro").display()
+        ))
+        .assert()
+        .code(2)
+        .stderr(contains("AS"));
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

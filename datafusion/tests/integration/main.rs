@@ -11,3 +11,4 @@ mod slt;
 mod splits;
 mod sql;
 mod stats;
+mod write;

@@ -234,3 +234,61 @@ async fn store_options_configure_the_client_as_datafusions_cli_does() {
         .to_string();
     assert!(err.contains("no_such_option"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn copy_to_s3_writes_avro_that_reads_back() {
+    let moto = Moto::start(&["avrow-copy"]);
+    let ctx = avrow_ctx(2).enable_url_table();
+    let order = sample("order.avro");
+    // The store configured by the COPY's own options (taken out of the statement); parts of
+    // 5 MiB, S3's smallest, so that the larger file is a multipart upload.
+    query(
+        &ctx,
+        "SET datafusion.execution.objectstore_writer_buffer_size = 5242880",
+    )
+    .await;
+    let store_options = format!(
+        "'aws.endpoint' '{}', 'aws.allow_http' 'true', 'aws.access_key_id' 'test', \
+         'aws.secret_access_key' 'test', 'aws.region' 'us-east-1'",
+        moto.endpoint
+    );
+    for (name, codec, select) in [
+        (
+            "paid.avro",
+            "snappy",
+            format!("SELECT * FROM '{}' WHERE paid", order.display()),
+        ),
+        (
+            "big.avro",
+            "null",
+            "SELECT value AS v, repeat('x', 100) AS s FROM range(0, 200000)".to_string(),
+        ),
+    ] {
+        let copy = format!(
+            "COPY ({select}) TO 's3://avrow-copy/out/{name}' OPTIONS ({store_options}, 'codec' '{codec}')"
+        );
+        run_statement(&ctx, &copy, &[]).await.unwrap();
+        let local = text(&query(&ctx, &format!("SELECT count(*) AS n FROM ({select})")).await);
+        let remote = text(
+            &query(
+                &ctx,
+                &format!("SELECT count(*) AS n FROM 's3://avrow-copy/out/{name}'"),
+            )
+            .await,
+        );
+        assert_eq!(remote, local, "{name}");
+    }
+    let s3 = store(&moto, "avrow-copy");
+    let big = s3.head(&Path::from("out/big.avro")).await.unwrap();
+    assert!(big.size > 10 << 20, "{}", big.size);
+    let paid = s3
+        .get(&Path::from("out/paid.avro"))
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let reader = avrow::ReaderBuilder::new().read_bytes(paid).unwrap();
+    assert_eq!(reader.header().codec(), avrow::Codec::Snappy);
+    assert_eq!(reader.map(|b| b.unwrap().num_rows()).sum::<usize>(), 1332);
+}
