@@ -350,7 +350,13 @@ const SQL_HELP: &str = "\
 Each --table NAME=PATH registers the Avro files at PATH (a file, a directory or a glob) as table
 NAME; files of one table may have different schemas (missing columns read as nulls). Files are
 split into byte ranges at their sync markers, so one large file is read by every partition.
-`SELECT count(*)` is answered from the block headers without decoding.
+`SELECT count(*)` is answered from the block headers without decoding. A PATH (or glob) ending
+in .parquet, .csv, .json or .ndjson, .arrow or .ipc is a table of that format (DataFusion's
+readers), to join with Avro tables.
+
+Query results are written to files with COPY (SELECT ...) TO 'out.avro' (avrow's writer;
+OPTIONS ('codec' 'zstandard', 'level' '3', 'block_size' '1048576', 'avro_schema' '...')), or TO
+'out.parquet', 'out.csv', 'out.json', 'out.arrow'; INSERT INTO an Avro table appends a file.
 
 SQL may hold several statements separated by `;`, run in order; the answer of each query is
 printed (statements such as CREATE EXTERNAL TABLE print nothing), so tables may also be made
@@ -372,6 +378,8 @@ Examples:
   avrow sql --table t='logs/*.avro' --format csv \"SELECT level, count(*) FROM t GROUP BY level\"
   avrow sql --table t=data/ --partitions 1 --format json \"SELECT * FROM t LIMIT 5\"
   avrow sql --table t='s3://bucket/logs/*.avro' \"SELECT count(*) FROM t\"
+  avrow sql --table o=orders.avro --table c=customers.parquet \"SELECT c.name, count(*) FROM o JOIN c USING (customer_id) GROUP BY c.name\"
+  avrow sql \"COPY (SELECT * FROM 'orders.avro' WHERE paid) TO 'paid.avro' OPTIONS ('codec' 'zstd')\"
   avrow sql --option aws.region=eu-west-1 \"SELECT count(*) FROM 's3://bucket/x.avro'\"
   avrow sql \"CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 's3://bucket/logs/'
              OPTIONS ('aws.endpoint' 'http://127.0.0.1:9000', 'aws.allow_http' 'true');

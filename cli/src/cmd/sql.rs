@@ -16,9 +16,12 @@ use arrow::json::writer::LineDelimited;
 use arrow::util::pretty::pretty_format_batches_with_schema;
 use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
 use datafusion::dataframe::DataFrame;
+use datafusion::datasource::file_format::options::ArrowReadOptions;
 use datafusion::error::DataFusionError;
 use datafusion::logical_expr::LogicalPlan;
-use datafusion::prelude::{SessionConfig, SessionContext};
+use datafusion::prelude::{
+    CsvReadOptions, JsonReadOptions, ParquetReadOptions, SessionConfig, SessionContext,
+};
 use datafusion::sql::parser::DFParserBuilder;
 use datafusion::sql::sqlparser::dialect::dialect_from_str;
 use futures::StreamExt;
@@ -99,7 +102,7 @@ pub fn run(args: &SqlArgs) -> Result<()> {
             // the options (a build without one, or a URL without a bucket, is a usage error).
             avrow_datafusion::register_store_with(&ctx, path, &options)
                 .map_err(|e| usage(format!("table {name} ({path}): {e}")))?;
-            ctx.register_avrow(name, path, AvrowReadOptions::default())
+            register_table(&ctx, name, path)
                 .await
                 .map_err(|e| anyhow!("table {name} ({path}): {e}"))?;
         }
@@ -136,6 +139,44 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(())
+}
+
+/// Registers `--table NAME=PATH`: Avro unless PATH (a file or a glob) ends in the extension
+/// of another format DataFusion reads, for joining Avro with it.
+async fn register_table(
+    ctx: &SessionContext,
+    name: &str,
+    path: &str,
+) -> datafusion::error::Result<()> {
+    let extension = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("parquet") => {
+            ctx.register_parquet(name, path, ParquetReadOptions::default())
+                .await
+        }
+        Some("csv") => ctx.register_csv(name, path, CsvReadOptions::new()).await,
+        Some(ext @ ("json" | "ndjson")) => {
+            let options = JsonReadOptions {
+                file_extension: if ext == "json" { ".json" } else { ".ndjson" },
+                ..JsonReadOptions::default()
+            };
+            ctx.register_json(name, path, options).await
+        }
+        Some(ext @ ("arrow" | "ipc")) => {
+            let options = ArrowReadOptions {
+                file_extension: if ext == "arrow" { ".arrow" } else { ".ipc" },
+                ..ArrowReadOptions::default()
+            };
+            ctx.register_arrow(name, path, options).await
+        }
+        _ => {
+            ctx.register_avrow(name, path, AvrowReadOptions::default())
+                .await
+        }
+    }
 }
 
 /// Prints one query's answer. Its physical plan is made when it starts to run: an error there

@@ -565,3 +565,38 @@ fn sql_has_information_schema_and_hash_functions() {
         .stderr(contains("AS"));
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn tables_of_other_formats_join_avro_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let order = sample("order");
+    let d = dir.path().display();
+    let copies: String = ["p.parquet", "c.csv", "j.json", "a.arrow"]
+        .iter()
+        .map(|f| {
+            format!(
+                "COPY (SELECT id, paid FROM '{}') TO '{d}/{f}'; ",
+                order.display()
+            )
+        })
+        .collect();
+    sql(&[&copies]);
+    let tables = [
+        format!("o={}", order.display()),
+        format!("p={d}/p.parquet"),
+        format!("c={d}/c.csv"),
+        format!("j={d}/j.json"),
+        format!("a={d}/a.arrow"),
+    ];
+    let mut args: Vec<&str> = Vec::new();
+    for t in &tables {
+        args.extend(["--table", t.as_str()]);
+    }
+    args.extend([
+        "--format",
+        "csv",
+        "SELECT count(*) AS n FROM o JOIN p ON o.id = p.id JOIN c ON o.id = c.id \
+         JOIN j ON o.id = j.id JOIN a ON o.id = a.id WHERE p.paid AND c.paid AND j.paid AND a.paid",
+    ]);
+    assert_eq!(sql(&args), "n\n1332\n");
+}
