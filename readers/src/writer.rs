@@ -71,7 +71,9 @@ impl WriterBuilder {
     /// Write with this Avro schema, checked against the Arrow schema when the writer is
     /// built. Without it: the `avro.schema` metadata of the Arrow schema (which avrow's reader
     /// sets, so that a file read and written again keeps its writer schema) if the columns
-    /// still fit it, else the schema the README's mapping table derives.
+    /// still fit it; else, if the columns are some of its record's fields and fit their
+    /// types, that record cut to them ([`Schema::project_fields`]: a projection keeps the
+    /// record's name and named types); else the schema the README's mapping table derives.
     pub fn with_avro_schema(mut self, schema: Schema) -> Self {
         self.avro = Some(schema);
         self
@@ -149,16 +151,37 @@ impl WriterBuilder {
                     .and_then(|s| EncodePlan::new(self.arrow.clone(), s));
                 match recorded {
                     Ok(plan) => Ok(plan),
-                    // The recorded schema (`avro.schema`) does not fit columns that another
-                    // format changed (a union stored as a struct in Parquet): derive one.
+                    // The recorded schema (`avro.schema`) does not fit the columns. Some of
+                    // its fields (a projection, a SQL query's columns) keep its record's name,
+                    // named types, docs and defaults if their types still fit; columns that
+                    // another format changed (a union stored as a struct in Parquet) get a
+                    // derived schema.
                     Err(_)
                         if self
                             .arrow
                             .metadata()
                             .contains_key(avrow_engine::AVRO_SCHEMA_KEY) =>
                     {
-                        let bare = Arc::new(arrow_schema::Schema::new(self.arrow.fields().clone()));
-                        avro_schema_for(&bare).and_then(|s| EncodePlan::new(self.arrow.clone(), s))
+                        let columns: Vec<&str> = self
+                            .arrow
+                            .fields()
+                            .iter()
+                            .map(|f| f.name().as_str())
+                            .collect();
+                        let projected = avro_schema_for(&self.arrow)
+                            .ok()
+                            .and_then(|s| s.project_fields(&columns))
+                            .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok());
+                        match projected {
+                            Some(plan) => Ok(plan),
+                            None => {
+                                let bare = Arc::new(arrow_schema::Schema::new(
+                                    self.arrow.fields().clone(),
+                                ));
+                                avro_schema_for(&bare)
+                                    .and_then(|s| EncodePlan::new(self.arrow.clone(), s))
+                            }
+                        }
                     }
                     Err(e) => Err(e),
                 }

@@ -546,3 +546,81 @@ pub(crate) fn record_json(batch: &RecordBatch, strict: &str) -> String {
     }
     json.to_string()
 }
+
+/// Columns read with a projection are written as the file's record cut to them: its name,
+/// its named types (defined where now first used) and the fields' docs kept. Columns whose
+/// types no longer fit the recorded fields get the derived schema.
+#[test]
+fn a_projection_is_written_as_its_record_cut_to_the_columns() {
+    use arrow_array::FixedSizeBinaryArray;
+    let schema = avrow::Schema::parse(
+        r#"{"type": "record", "name": "Pair", "namespace": "shop", "doc": "two codes",
+            "fields": [
+              {"name": "a", "type": {"type": "fixed", "name": "Code", "size": 2}},
+              {"name": "b", "type": "Code", "doc": "the second"},
+              {"name": "c", "type": "int"}]}"#,
+    )
+    .unwrap();
+    let codes = |v: &[&[u8]]| -> ArrayRef {
+        Arc::new(FixedSizeBinaryArray::try_from_iter(v.iter()).unwrap())
+    };
+    let batch = RecordBatch::try_from_iter([
+        ("a", codes(&[b"aa", b"ab"])),
+        ("b", codes(&[b"ba", b"bb"])),
+        ("c", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef),
+    ])
+    .unwrap();
+    let mut w = WriterBuilder::new(batch.schema())
+        .with_avro_schema(schema)
+        .build(Vec::new())
+        .unwrap();
+    w.write(&batch).unwrap();
+    let file = w.finish().unwrap();
+
+    // (A projection reads the columns in the file's order.)
+    let projected: Vec<RecordBatch> = ReaderBuilder::new()
+        .with_projection(["c", "b"])
+        .read_bytes(file)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let w = WriterBuilder::new(projected[0].schema())
+        .build(Vec::new())
+        .unwrap();
+    assert_eq!(
+        w.avro_schema().canonical_form(),
+        r#"{"name":"shop.Pair","type":"record","fields":[{"name":"b","type":{"name":"shop.Code","type":"fixed","size":2}},{"name":"c","type":"int"}]}"#
+    );
+    assert!(
+        w.avro_schema().json().contains("the second"),
+        "{}",
+        w.avro_schema().json()
+    );
+    let mut w = w;
+    for b in &projected {
+        w.write(b).unwrap();
+    }
+    let again = read_all(&w.finish().unwrap());
+    assert!(same_columns(&again, &projected));
+
+    // A column of the recorded name but another type: the derived schema.
+    let changed = RecordBatch::try_new(
+        Arc::new(arrow_schema::Schema::new_with_metadata(
+            vec![arrow_schema::Field::new(
+                "c",
+                arrow_schema::DataType::Utf8,
+                false,
+            )],
+            projected[0].schema().metadata().clone(),
+        )),
+        vec![Arc::new(StringArray::from(vec!["x", "y"]))],
+    )
+    .unwrap();
+    let w = WriterBuilder::new(changed.schema())
+        .build(Vec::new())
+        .unwrap();
+    assert_eq!(
+        w.avro_schema().canonical_form(),
+        r#"{"name":"topLevelRecord","type":"record","fields":[{"name":"c","type":"string"}]}"#
+    );
+}
