@@ -192,6 +192,11 @@ pub struct ConvertArgs {
     #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
     pub block_size: usize,
 
+    /// Avro output: the record's name (NAME or NAMESPACE.NAME) where its schema is derived
+    /// from the input's columns (inputs read from Avro keep their record's name).
+    #[arg(long, value_name = "NAME")]
+    pub record_name: Option<String>,
+
     /// Replace outputs that already exist.
     #[arg(long)]
     pub force: bool,

@@ -91,6 +91,8 @@ pub struct ConvertConfig {
     pub row_group_bytes: usize,
     /// Avro output: uncompressed bytes per block, about.
     pub block_size: usize,
+    /// Avro output: the record's name where the schema is derived.
+    pub record_name: Option<String>,
     /// Replace existing outputs.
     pub force: bool,
     /// Sync each output to disk before renaming it into place.
@@ -157,6 +159,7 @@ impl ConvertConfig {
             row_group_size: usize::try_from(args.row_group_size).unwrap_or(usize::MAX),
             row_group_bytes: args.row_group_bytes,
             block_size: args.block_size,
+            record_name: args.record_name,
             force: args.force,
             fsync: args.fsync,
             quiet,

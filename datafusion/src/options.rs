@@ -9,7 +9,7 @@ use arrow::datatypes::SchemaRef;
 use datafusion::common::{plan_err, Result};
 
 /// The option keys that set [`AvrowWriteOptions`] (`threads` sets both kinds).
-const WRITE_KEYS: [&str; 4] = ["codec", "level", "block_size", "avro_schema"];
+const WRITE_KEYS: [&str; 5] = ["codec", "level", "block_size", "avro_schema", "record_name"];
 
 /// How avrow reads the files of one table.
 ///
@@ -105,7 +105,7 @@ impl AvrowReadOptions {
                     return plan_err!(
                         "unknown avro option '{key}' (known: reader_schema, batch_size, \
                          max_recursion_depth, threads, utf8_view; for writing codec, level, \
-                         block_size, avro_schema)"
+                         block_size, avro_schema, record_name)"
                     )
                 }
             }
@@ -137,8 +137,10 @@ impl AvrowReadOptions {
 /// `none`, `deflate` (the default, as the CLI's and Python's), `snappy`, `zstandard` or `zstd`,
 /// `bzip2`, `xz`), `'level' '3'` (the codec's level), `'block_size' '1048576'` (bytes of
 /// record data a block, before compression), `'avro_schema' '<Avro schema JSON>'` (the writer
-/// schema; without it, derived from the query's Arrow schema as the README's mapping says),
-/// `'threads' '2'` (blocks encoded and compressed on this many threads).
+/// schema; without it, the schema the columns were read with, or derived from the query's Arrow
+/// schema as the README's mapping says), `'record_name' 'com.acme.Order'` (the derived
+/// schema's record name, default `topLevelRecord`), `'threads' '2'` (blocks encoded and
+/// compressed on this many threads).
 #[derive(Debug, Clone)]
 pub struct AvrowWriteOptions {
     /// The block codec.
@@ -151,6 +153,8 @@ pub struct AvrowWriteOptions {
     pub avro_schema: Option<Arc<avrow::Schema>>,
     /// Threads encoding and compressing blocks of one file.
     pub threads: usize,
+    /// The record's name (`name` or `namespace.name`) where the writer schema is derived.
+    pub record_name: Option<String>,
 }
 
 impl Default for AvrowWriteOptions {
@@ -161,6 +165,7 @@ impl Default for AvrowWriteOptions {
             block_size: avrow::DEFAULT_BLOCK_SIZE,
             avro_schema: None,
             threads: 1,
+            record_name: None,
         }
     }
 }
@@ -236,6 +241,7 @@ impl AvrowWriteOptions {
                     Ok(schema) => self.avro_schema = Some(Arc::new(schema)),
                     Err(e) => return plan_err!("avro option 'avro_schema': {e}"),
                 },
+                "record_name" => self.record_name = Some(value.trim().to_string()),
                 "threads" => match value.trim().parse::<usize>() {
                     Ok(n) if n > 0 => self.threads = n,
                     _ => {
@@ -261,6 +267,9 @@ impl AvrowWriteOptions {
         }
         if let Some(schema) = &self.avro_schema {
             builder = builder.with_avro_schema(schema.as_ref().clone());
+        }
+        if let Some(name) = &self.record_name {
+            builder = builder.with_record_name(name);
         }
         builder
     }

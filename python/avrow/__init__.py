@@ -302,6 +302,7 @@ def write_avro(
     avro_schema: Optional[Union[str, Dict[str, Any]]] = None,
     metadata: Optional[Dict[str, Union[str, bytes]]] = None,
     fsync: bool = False,
+    record_name: Optional[str] = None,
 ) -> int:
     """Write Arrow data as an Avro container file; returns the rows written.
 
@@ -313,7 +314,9 @@ def write_avro(
     ``bzip2`` or ``xz``; ``level`` its level. ``block_size``: uncompressed bytes per block
     (default 1 MiB). ``threads``: encoding threads (default and 0: every core).
     ``avro_schema``: the Avro schema to write (default: the one avrow's reader recorded in the
-    Arrow schema, else derived from it). ``metadata``: extra header entries.
+    Arrow schema, else derived from it). ``record_name``: the derived schema's record name,
+    ``"name"`` or ``"namespace.name"`` (default ``topLevelRecord``; a recorded schema keeps its
+    own). ``metadata``: extra header entries.
 
     A path is written under a temporary name beside it and renamed when complete; a file
     object receives the file only once it is complete. On an error nothing is left behind.
@@ -332,6 +335,8 @@ def write_avro(
         raise InvalidArgumentError(f"codec must be a string, not {codec!r}")
     if not isinstance(fsync, bool):
         raise InvalidArgumentError(f"fsync must be True or False, not {fsync!r}")
+    if record_name is not None and not isinstance(record_name, str):
+        raise InvalidArgumentError(f"record_name must be a string, not {record_name!r}")
     if not hasattr(data, "__arrow_c_stream__") and hasattr(data, "__arrow_c_array__"):
         data = pa.Table.from_batches([pa.record_batch(data)])
     meta = None
@@ -344,6 +349,7 @@ def write_avro(
         threads=threads,
         avro_schema=_schema_json(avro_schema),
         metadata=meta,
+        record_name=record_name,
     )
     if isinstance(dest, (str, os.PathLike)):
         return _avrow.write(data, os.fspath(dest), fsync=fsync, **options)

@@ -44,5 +44,6 @@ def write(
     avro_schema: Optional[str] = None,
     metadata: Optional[Dict[str, bytes]] = None,
     fsync: bool = False,
+    record_name: Optional[str] = None,
 ) -> int: ...
 def build_info() -> str: ...

@@ -304,7 +304,7 @@ fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<
 /// disk first if `fsync`).
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (data, path, codec="deflate", level=None, block_size=None, threads=None, avro_schema=None, metadata=None, fsync=false))]
+#[pyo3(signature = (data, path, codec="deflate", level=None, block_size=None, threads=None, avro_schema=None, metadata=None, fsync=false, record_name=None))]
 fn write(
     py: Python<'_>,
     data: Bound<'_, PyAny>,
@@ -316,6 +316,7 @@ fn write(
     avro_schema: Option<String>,
     metadata: Option<std::collections::HashMap<String, Vec<u8>>>,
     fsync: bool,
+    record_name: Option<String>,
 ) -> PyResult<u64> {
     let codec = match codec {
         "none" | "null" => avrow::Codec::Null,
@@ -342,6 +343,9 @@ fn write(
     }
     for (k, v) in metadata.unwrap_or_default() {
         b = b.with_metadata(k, v);
+    }
+    if let Some(name) = record_name {
+        b = b.with_record_name(name);
     }
     export::write_file(py, stream, b, &path, fsync)
 }

@@ -1,6 +1,7 @@
 """Writing: files avrow writes read back unchanged by fastavro and by avrow, under every codec;
 values the Avro schema cannot hold are errors naming column and row, and leave no file."""
 
+import json
 import os
 
 import fastavro
@@ -116,3 +117,15 @@ def test_bad_write_arguments_are_avrow_errors(tmp_path, kwargs):
     with pytest.raises(avrow.InvalidArgumentError):
         avrow.write_avro(table, tmp_path / "x.avro", **kwargs)
     assert os.listdir(tmp_path) == []
+
+
+def test_record_name_names_a_derived_schema(tmp_path):
+    table = pa.table({"id": pa.array([1, 2], pa.int64())})
+    path = tmp_path / "named.avro"
+    avrow.write_avro(table, path, record_name="com.acme.Item")
+    with open(path, "rb") as f:
+        raw = json.loads(fastavro.reader(f).metadata["avro.schema"])
+    assert (raw.get("namespace"), raw["name"]) in [("com.acme", "Item"), (None, "com.acme.Item")]
+    with pytest.raises(avrow.AvrowError, match="not a valid Avro"):
+        avrow.write_avro(table, tmp_path / "bad.avro", record_name="1x")
+    assert not (tmp_path / "bad.avro").exists()

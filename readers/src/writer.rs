@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::parallel::pool_for;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
-use avrow_engine::encode::{avro_schema_for, EncodePlan};
-use avrow_engine::Schema;
+use avrow_engine::encode::{avro_schema_for, derived_avro_schema, EncodePlan};
+use avrow_engine::{PlanError, Schema};
 use std::io::Write;
 use std::sync::Arc;
 
@@ -49,6 +49,7 @@ pub struct WriterBuilder {
     sync: Option<[u8; 16]>,
     metadata: Vec<(String, Vec<u8>)>,
     threads: usize,
+    record_name: Option<String>,
 }
 
 impl WriterBuilder {
@@ -65,6 +66,7 @@ impl WriterBuilder {
             sync: None,
             metadata: Vec::new(),
             threads: 1,
+            record_name: None,
         }
     }
 
@@ -76,6 +78,16 @@ impl WriterBuilder {
     /// record's name and named types); else the schema the README's mapping table derives.
     pub fn with_avro_schema(mut self, schema: Schema) -> Self {
         self.avro = Some(schema);
+        self
+    }
+
+    /// Name the record `full_name` (`name` or `namespace.name`, default `topLevelRecord`)
+    /// where the writer derives the Avro schema from the Arrow schema: without
+    /// [`WriterBuilder::with_avro_schema`] and with no `avro.schema` metadata that fits the
+    /// columns (a recorded schema keeps its own name). Named types inside it take its
+    /// namespace.
+    pub fn with_record_name(mut self, full_name: impl Into<String>) -> Self {
+        self.record_name = Some(full_name.into());
         self
     }
 
@@ -144,48 +156,45 @@ impl WriterBuilder {
                 "metadata key {key:?}: keys starting with \"avro.\" are reserved"
             )));
         }
+        let record_name = self.record_name.as_deref().unwrap_or("topLevelRecord");
+        let derive = || {
+            derived_avro_schema(&self.arrow, record_name)
+                .and_then(|s| EncodePlan::new(self.arrow.clone(), s))
+        };
+        let recorded = self
+            .arrow
+            .metadata()
+            .contains_key(avrow_engine::AVRO_SCHEMA_KEY);
+        if self.record_name.is_some() && self.avro.is_none() {
+            // Checked whether or not it is used: a bad name is a mistake either way.
+            if let Err(e @ PlanError::InvalidName { .. }) =
+                derived_avro_schema(&arrow_schema::Schema::empty(), record_name)
+            {
+                return Err(plan_error(e));
+            }
+        }
         let plan = match self.avro {
             Some(s) => EncodePlan::new(self.arrow.clone(), s),
-            None => {
-                let recorded = avro_schema_for(&self.arrow)
-                    .and_then(|s| EncodePlan::new(self.arrow.clone(), s));
-                match recorded {
-                    Ok(plan) => Ok(plan),
-                    // The recorded schema (`avro.schema`) does not fit the columns. Some of
-                    // its fields (a projection, a SQL query's columns) keep its record's name,
-                    // named types, docs and defaults if their types still fit; columns that
-                    // another format changed (a union stored as a struct in Parquet) get a
-                    // derived schema.
-                    Err(_)
-                        if self
-                            .arrow
-                            .metadata()
-                            .contains_key(avrow_engine::AVRO_SCHEMA_KEY) =>
-                    {
-                        let columns: Vec<&str> = self
-                            .arrow
-                            .fields()
-                            .iter()
-                            .map(|f| f.name().as_str())
-                            .collect();
-                        let projected = avro_schema_for(&self.arrow)
-                            .ok()
-                            .and_then(|s| s.project_fields(&columns))
-                            .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok());
-                        match projected {
-                            Some(plan) => Ok(plan),
-                            None => {
-                                let bare = Arc::new(arrow_schema::Schema::new(
-                                    self.arrow.fields().clone(),
-                                ));
-                                avro_schema_for(&bare)
-                                    .and_then(|s| EncodePlan::new(self.arrow.clone(), s))
-                            }
-                        }
-                    }
-                    Err(e) => Err(e),
-                }
-            }
+            None if !recorded => derive(),
+            // The recorded schema (`avro.schema`) if it fits the columns. Else some of its
+            // fields (a projection, a SQL query's columns) keep its record's name, named
+            // types, docs and defaults if their types still fit; columns that another format
+            // changed (a union stored as a struct in Parquet) get a derived schema.
+            None => avro_schema_for(&self.arrow)
+                .and_then(|s| EncodePlan::new(self.arrow.clone(), s))
+                .or_else(|_| {
+                    let columns: Vec<&str> = self
+                        .arrow
+                        .fields()
+                        .iter()
+                        .map(|f| f.name().as_str())
+                        .collect();
+                    avro_schema_for(&self.arrow)
+                        .ok()
+                        .and_then(|s| s.project_fields(&columns))
+                        .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok())
+                        .map_or_else(derive, Ok)
+                }),
         }
         .map_err(plan_error)?;
         let sync = self.sync.unwrap_or_else(random_sync);

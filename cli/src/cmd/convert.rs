@@ -218,6 +218,7 @@ fn convert(
         row_group_size: config.row_group_size,
         row_group_bytes: config.row_group_bytes,
         block_size: config.block_size,
+        record_name: config.record_name.clone(),
         batch_size: reader.batch_size(config.read.batch_size),
         threads: config.read.threads,
     };

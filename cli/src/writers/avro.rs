@@ -32,6 +32,9 @@ impl AvroWriter {
         if let Some(level) = options.level {
             builder = builder.with_level(level);
         }
+        if let Some(name) = &options.record_name {
+            builder = builder.with_record_name(name);
+        }
         Ok(AvroWriter(builder.build(out)?))
     }
 }

@@ -32,7 +32,7 @@ pub trait BatchWriter {
 }
 
 /// Options of the format writers.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct WriterOptions {
     /// Compression (already checked against the format).
     pub compression: Compression,
@@ -48,6 +48,8 @@ pub struct WriterOptions {
     pub threads: usize,
     /// Avro output: uncompressed bytes per block, about.
     pub block_size: usize,
+    /// Avro output: the record's name where the schema is derived.
+    pub record_name: Option<String>,
 }
 
 /// A writer of `format` for batches of `schema`, writing into `out`.

@@ -600,3 +600,40 @@ fn tables_of_other_formats_join_avro_tables() {
     ]);
     assert_eq!(sql(&args), "n\n1332\n");
 }
+
+#[test]
+fn derived_avro_records_take_the_given_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let parquet = dir.path().join("twice.parquet");
+    let avro = dir.path().join("twice.avro");
+    sql(&[&format!(
+        "COPY (SELECT id * 2 AS twice FROM '{}') TO '{}'",
+        sample("order").display(),
+        parquet.display()
+    )]);
+    avrow()
+        .args(["convert", "--quiet", "--record-name", "com.acme.Twice"])
+        .arg(&parquet)
+        .arg("-o")
+        .arg(&avro)
+        .assert()
+        .success();
+    let schema = avrow()
+        .args(["schema", "--canonical"])
+        .arg(&avro)
+        .assert()
+        .success();
+    let schema = String::from_utf8(schema.get_output().stdout.clone()).unwrap();
+    assert!(
+        schema.starts_with(r#"{"name":"com.acme.Twice","#),
+        "{schema}"
+    );
+    avrow()
+        .args(["convert", "--record-name", "com..x"])
+        .arg(&parquet)
+        .arg("-o")
+        .arg(dir.path().join("bad.avro"))
+        .assert()
+        .failure()
+        .stderr(contains("not a valid Avro"));
+}

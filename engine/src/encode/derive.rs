@@ -29,14 +29,34 @@ pub fn avro_schema_for(arrow: &ArrowSchema) -> Result<Schema, PlanError> {
             reason: format!("the {AVRO_SCHEMA_KEY} metadata is not a valid schema: {e}"),
         });
     }
+    derived_avro_schema(arrow, "topLevelRecord")
+}
+
+/// The Avro schema derived from `arrow`'s columns alone (any `avro.schema` metadata is
+/// ignored), as [`avro_schema_for`] derives it, its record named `full_name` (`name` or
+/// `namespace.name`; named types inside it take its namespace).
+///
+/// # Errors
+/// As [`avro_schema_for`]'s derivation, and [`PlanError::InvalidName`] for a `full_name` that
+/// is not a valid Avro full name.
+pub fn derived_avro_schema(arrow: &ArrowSchema, full_name: &str) -> Result<Schema, PlanError> {
+    let (namespace, name) = match full_name.rsplit_once('.') {
+        Some((namespace, name)) => (Some(namespace), name),
+        None => (None, full_name),
+    };
+    if !valid_name(name) || !namespace.is_none_or(|ns| ns.split('.').all(valid_name)) {
+        return Err(PlanError::InvalidName {
+            path: "(the record)".to_string(),
+            name: full_name.to_string(),
+        });
+    }
     let mut d = Deriver {
         names: HashSet::new(),
     };
-    let root = d.record(
-        "topLevelRecord",
-        arrow.fields().iter().map(|f| f.as_ref()),
-        "",
-    )?;
+    let mut root = d.record(name, arrow.fields().iter().map(|f| f.as_ref()), "")?;
+    if let (Some(namespace), Some(obj)) = (namespace, root.as_object_mut()) {
+        obj.insert("namespace".into(), Json::String(namespace.to_string()));
+    }
     Schema::parse(&root.to_string()).map_err(|e| PlanError::Underivable {
         reason: e.to_string(),
         schema: root.to_string(),

@@ -12,7 +12,7 @@ mod sink;
 mod views;
 mod write;
 
-pub use derive::avro_schema_for;
+pub use derive::{avro_schema_for, derived_avro_schema};
 
 use crate::error::PlanError;
 use crate::schema::{NamedDef, Node, Schema};

@@ -624,3 +624,51 @@ fn a_projection_is_written_as_its_record_cut_to_the_columns() {
         r#"{"name":"topLevelRecord","type":"record","fields":[{"name":"c","type":"string"}]}"#
     );
 }
+
+/// `with_record_name` names a derived schema's record (its named types take the namespace);
+/// a recorded schema keeps its own name; a bad name is an error even where unused.
+#[test]
+fn derived_records_take_the_given_name() {
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef),
+        (
+            "code",
+            Arc::new(
+                arrow_array::FixedSizeBinaryArray::try_from_iter([b"ab", b"cd"].iter()).unwrap(),
+            ) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let named = |name: &str| {
+        WriterBuilder::new(batch.schema())
+            .with_record_name(name)
+            .build(Vec::new())
+            .map(|w| w.avro_schema().canonical_form())
+    };
+    assert_eq!(
+        named("com.acme.Order").unwrap(),
+        r#"{"name":"com.acme.Order","type":"record","fields":[{"name":"id","type":"long"},{"name":"code","type":{"name":"com.acme.code","type":"fixed","size":2}}]}"#
+    );
+    assert!(named("Order").unwrap().starts_with(r#"{"name":"Order","#));
+    for bad in ["", "1x", "a..b", "a.b-c", ".x"] {
+        let err = named(bad).unwrap_err().to_string();
+        assert!(err.contains("not a valid Avro"), "{bad}: {err}");
+    }
+    // Batches read from Avro keep the record they were read as.
+    let mut w = WriterBuilder::new(batch.schema())
+        .build(Vec::new())
+        .unwrap();
+    w.write(&batch).unwrap();
+    let read = read_all(&w.finish().unwrap());
+    let w = WriterBuilder::new(read[0].schema())
+        .with_record_name("com.acme.Order")
+        .build(Vec::new())
+        .unwrap();
+    assert!(
+        w.avro_schema()
+            .canonical_form()
+            .starts_with(r#"{"name":"topLevelRecord","#),
+        "{}",
+        w.avro_schema().canonical_form()
+    );
+}

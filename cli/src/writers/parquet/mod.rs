@@ -336,7 +336,7 @@ impl ParquetWriter {
             rebatch: Rebatch::new(options.batch_size),
             stage: Stage::Sampling(Box::new(Sampling {
                 out,
-                options: *options,
+                options: options.clone(),
                 custom,
                 descriptor,
                 batches: Vec::new(),

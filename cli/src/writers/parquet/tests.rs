@@ -146,6 +146,7 @@ fn write(
     let sink = Shared::default();
     let out: Out = CountingWriter::new(Box::new(sink.clone()));
     let options = WriterOptions {
+        record_name: None,
         compression: Compression::Zstd,
         level: None,
         row_group_size,
@@ -532,6 +533,7 @@ fn string_dictionaries_are_interned_here_and_fall_back_to_plain() {
     let descriptor = ArrowSchemaConverter::new().convert(&schema).unwrap();
     let plan = Plan::new(&descriptor, schema.fields(), &batches, true);
     let options = WriterOptions {
+        record_name: None,
         compression: Compression::Zstd,
         level: None,
         row_group_size: 4000,
