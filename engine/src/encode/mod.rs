@@ -1,7 +1,8 @@
 //! Encoding Arrow record batches as Avro record data, the inverse of `decode`: an
 //! [`EncodePlan`] pairs every Arrow column with the Avro type it is written as (checked once,
 //! when the plan is made), and [`EncodePlan::encode`] appends a batch's records to a buffer.
-//! [`avro_schema_for`] derives an Avro schema from an Arrow schema where none is given.
+//! [`avro_schema_for`] derives an Avro schema from an Arrow schema where none is given
+//! ([`derived_avro_schema`] with a record name of the caller's).
 //! Container files, codecs and threads are the `avrow` crate's.
 
 mod bind;
