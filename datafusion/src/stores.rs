@@ -142,15 +142,7 @@ pub fn register_stores_for_statement(
 ) -> Result<()> {
     if let Statement::CreateExternalTable(create) = statement {
         let mut merged = options.to_vec();
-        let mut kept = Vec::with_capacity(create.options.len());
-        for (key, value) in std::mem::take(&mut create.options) {
-            if is_store_option(&key) {
-                merged.push((key.to_ascii_lowercase(), option_value(&key, &value)?));
-            } else {
-                kept.push((key, value));
-            }
-        }
-        create.options = kept;
+        take_store_options(&mut create.options, &mut merged)?;
         validate_store_options(&merged)?;
         for location in &create.locations {
             register_store_with(ctx, location, &merged)?;
@@ -161,15 +153,7 @@ pub fn register_stores_for_statement(
     if let Statement::CopyTo(copy) = statement {
         // `COPY ... TO 's3://...'`: the target's store, with the statement's store options
         // (taken out, as above); the rest of the options are the format's.
-        let mut kept = Vec::with_capacity(copy.options.len());
-        for (key, value) in std::mem::take(&mut copy.options) {
-            if is_store_option(&key) {
-                merged.push((key.to_ascii_lowercase(), option_value(&key, &value)?));
-            } else {
-                kept.push((key, value));
-            }
-        }
-        copy.options = kept;
+        take_store_options(&mut copy.options, &mut merged)?;
         register_store_with(ctx, &copy.target, &merged)?;
     }
     let options = merged.as_slice();
@@ -180,6 +164,24 @@ pub fn register_stores_for_statement(
             register_store_with(ctx, reference.table(), options)?;
         }
     }
+    Ok(())
+}
+
+/// Moves a statement's `aws.*`, `gcp.*` and `azure.*` options from `options` to `store` (as
+/// text, keys in lower case): they configure the store, not the format.
+fn take_store_options(
+    options: &mut Vec<(String, Value)>,
+    store: &mut Vec<(String, String)>,
+) -> Result<()> {
+    let mut kept = Vec::with_capacity(options.len());
+    for (key, value) in std::mem::take(options) {
+        if is_store_option(&key) {
+            store.push((key.to_ascii_lowercase(), option_value(&key, &value)?));
+        } else {
+            kept.push((key, value));
+        }
+    }
+    *options = kept;
     Ok(())
 }
 
