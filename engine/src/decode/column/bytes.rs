@@ -461,6 +461,80 @@ pub(super) fn append_bytes(data: &mut Vec<u8>, buf: &[u8], from: usize, n: usize
     }
 }
 
+/// Append the `size` bytes at `first`, `first + stride`, ... (`rows` of them) of `buf` to
+/// `data`: one `fixed` field of `rows` fixed-size records (the caller checked that the rows
+/// are in `buf`).
+///
+/// Each value is one constant-size move of the smallest of 16, 32 or 64 bytes that holds it,
+/// into room reserved once, the length set once at the end: each move's excess lands where
+/// the next value goes and is overwritten by it (or stays spare capacity after the last). A
+/// copy through [`append_bytes`] per value checked the room and set the length each time,
+/// and moved 64 bytes whatever the size. Larger values, and the last rows, whose move would
+/// read past `buf`, are copied by slice; `extend_from_slice` per value is the reference.
+pub(super) fn extend_strided(
+    data: &mut Vec<u8>,
+    buf: &[u8],
+    first: usize,
+    rows: usize,
+    stride: usize,
+    size: usize,
+) {
+    debug_assert!(rows == 0 || first + (rows - 1) * stride + size <= buf.len());
+    match size {
+        0 => {}
+        1..=16 => extend_moves::<16>(data, buf, first, rows, stride, size),
+        17..=32 => extend_moves::<32>(data, buf, first, rows, stride, size),
+        33..=64 => extend_moves::<64>(data, buf, first, rows, stride, size),
+        _ => (0..rows).for_each(|r| {
+            let from = first + r * stride;
+            data.extend_from_slice(&buf[from..from + size]);
+        }),
+    }
+}
+
+/// [`extend_strided`] with moves of `M >= size` bytes.
+#[inline(always)]
+fn extend_moves<const M: usize>(
+    data: &mut Vec<u8>,
+    buf: &[u8],
+    first: usize,
+    rows: usize,
+    stride: usize,
+    size: usize,
+) {
+    debug_assert!(size <= M && stride >= size);
+    // The rows whose `M` bytes are all in `buf`: those starting at or before `buf.len() - M`.
+    let fast = match buf.len().checked_sub(M) {
+        Some(last) if last >= first => ((last - first) / stride + 1).min(rows),
+        _ => 0,
+    };
+    data.reserve(rows * size + M);
+    let start = data.len();
+    let src = buf.as_ptr();
+    let dst = data.as_mut_ptr();
+    for r in 0..fast {
+        // SAFETY: row `r < fast` starts at `first + r * stride <= buf.len() - M`, so `M`
+        // bytes are readable there; `start + r * size + M <= start + rows * size + M`, within
+        // the capacity reserved above; `data` is owned and `buf` borrowed, so the two do not
+        // overlap. Only the first `size` bytes of each move become part of `data` (the length
+        // is set below to `start + rows * size`, after every row is written in order).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                src.add(first + r * stride),
+                dst.add(start + r * size),
+                M,
+            );
+        }
+    }
+    // SAFETY: the `fast * size` bytes after `start` were written above (each row's first
+    // `size` bytes, in order), within the reserved capacity.
+    unsafe { data.set_len(start + fast * size) };
+    for r in fast..rows {
+        let from = first + r * stride;
+        data.extend_from_slice(&buf[from..from + size]);
+    }
+}
+
 #[cold]
 #[inline(never)]
 fn check_value_utf8(value: &[u8], at: usize) -> Result<(), DecodeError> {
@@ -513,6 +587,41 @@ mod tests {
                     append_bytes(&mut fast, &buf, from, n);
                     reference.extend_from_slice(&buf[from..from + n]);
                     assert_eq!(fast, reference, "from {from} n {n} prefix {prefix}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn extend_strided_matches_extend_from_slice() {
+        let buf: Vec<u8> = (0..=255u8).cycle().take(700).collect();
+        for size in [0usize, 1, 4, 6, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100] {
+            for extra in [0usize, 1, 9, 40] {
+                let stride = size + extra;
+                for first in [0usize, 3, 100] {
+                    for prefix in [0usize, 5] {
+                        let most = buf
+                            .len()
+                            .saturating_sub(first + size)
+                            .checked_div(stride)
+                            .map_or(20, |m| m + 1);
+                        for rows in [0, 1, 2, most.saturating_sub(1), most] {
+                            if rows > 0 && first + (rows - 1) * stride + size > buf.len() {
+                                continue;
+                            }
+                            let mut fast = vec![7u8; prefix];
+                            let mut reference = fast.clone();
+                            extend_strided(&mut fast, &buf, first, rows, stride, size);
+                            for r in 0..rows {
+                                let from = first + r * stride;
+                                reference.extend_from_slice(&buf[from..from + size]);
+                            }
+                            assert_eq!(
+                                fast, reference,
+                                "size {size} stride {stride} first {first} rows {rows}"
+                            );
+                        }
+                    }
                 }
             }
         }

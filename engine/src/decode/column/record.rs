@@ -2,7 +2,7 @@
 //! and the value-by-value path that finds and names a failed field) and its per-field
 //! bookkeeping.
 
-use super::bytes::{append_bytes, CHUNK};
+use super::bytes::extend_strided;
 use super::{nested_sticky, Column};
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
@@ -307,11 +307,7 @@ impl StructCol {
                     offset += d.fixed_size().expect("a fixed-size decimal");
                 }
                 Column::Fixed(f) => {
-                    // (`append_bytes` wants `CHUNK` spare bytes at every value.)
-                    f.data.reserve((n * f.size).saturating_add(CHUNK));
-                    for r in 0..n {
-                        append_bytes(&mut f.data, c.buf, c.pos + r * size + offset, f.size);
-                    }
+                    extend_strided(&mut f.data, c.buf, c.pos + offset, n, size, f.size);
                     f.len += n;
                     offset += f.size;
                 }
