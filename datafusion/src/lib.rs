@@ -33,6 +33,8 @@ mod codec;
 mod format;
 mod nested;
 mod options;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod sink;
 mod source;
 mod store;
@@ -53,6 +55,8 @@ use object_store::ObjectMeta;
 pub use codec::AvrowCodec;
 pub use format::{AvrowFormat, AvrowFormatFactory};
 pub use options::{AvrowReadOptions, AvrowWriteOptions};
+#[cfg(feature = "parquet")]
+pub use parquet::{ParquetCompatFormat, ParquetCompatFormatFactory};
 pub use source::AvrowSource;
 pub use stores::{
     register_store_for, register_store_with, register_stores_for_statement, table_url,
@@ -60,14 +64,19 @@ pub use stores::{
 };
 
 /// Make avrow the `avro` format of `ctx`: `CREATE EXTERNAL TABLE ... STORED AS AVRO` (and
-/// every other use of the `avro` file type in that session) reads with avrow.
+/// every other use of the `avro` file type in that session) reads and writes with avrow.
+/// With the `parquet` feature, the `parquet` format becomes `ParquetCompatFormatFactory`
+/// too, so that Avro's unions, durations and empty records can be copied to Parquet.
 ///
 /// # Errors
 /// Never in practice (DataFusion's registration is fallible in general).
 pub fn register(ctx: &SessionContext) -> Result<()> {
-    ctx.state_ref()
-        .write()
-        .register_file_format(Arc::new(AvrowFormatFactory::default()), true)
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    state.register_file_format(Arc::new(AvrowFormatFactory::default()), true)?;
+    #[cfg(feature = "parquet")]
+    state.register_file_format(Arc::new(ParquetCompatFormatFactory::new()), true)?;
+    Ok(())
 }
 
 /// The file extension filter for `path`: `.avro` when it names a directory (or a prefix),

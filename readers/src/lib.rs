@@ -34,6 +34,7 @@ mod container;
 mod error;
 mod libdeflate;
 mod parallel;
+pub mod parquet_compat;
 mod reader;
 mod sequential;
 mod source;
