@@ -198,6 +198,7 @@ def open_avro(
     max_recursion_depth: int = 16,
     utf8_view: bool = False,
     skip_bad_blocks: bool = False,
+    parquet_compatible: bool = False,
 ) -> Reader:
     """Open Avro data for reading batch by batch.
 
@@ -220,6 +221,15 @@ def open_avro(
     ``skip_bad_blocks``: skip a damaged block whole, resynchronise on the next sync marker and
     go on (:attr:`Reader.skipped_blocks` lists what was skipped); by default the first damaged
     block raises :class:`InvalidFileError`.
+    ``parquet_compatible``: give the columns that Parquet writers (``pyarrow.parquet``)
+    cannot store the form ``avrow convert`` writes to Parquet: a general union becomes a
+    struct of its non-null branches (``member0``, ``member1``, ...; exactly the row's branch
+    set, null for the ``null`` branch), a ``duration`` its 12 bytes (months, days,
+    milliseconds, little-endian), a record without fields a struct with one null child
+    ``__empty``; other columns are unchanged.
+
+    >>> import pyarrow.parquet as pq                                       # doctest: +SKIP
+    >>> pq.write_table(avrow.read_avro("cdc.avro", parquet_compatible=True), "cdc.parquet")  # doctest: +SKIP
     """
     for name, value in (("threads", threads), ("batch_size", batch_size), ("max_recursion_depth", max_recursion_depth)):
         if value is not None and (not isinstance(value, int) or value < 0):
@@ -234,6 +244,7 @@ def open_avro(
             max_recursion_depth=max_recursion_depth,
             utf8_view=utf8_view,
             skip_bad_blocks=bool(skip_bad_blocks),
+            parquet_compatible=bool(parquet_compatible),
         )
     )
 
@@ -248,6 +259,7 @@ def read_avro(
     max_recursion_depth: int = 16,
     utf8_view: bool = False,
     skip_bad_blocks: bool = False,
+    parquet_compatible: bool = False,
 ) -> pa.Table:
     """Read Avro data whole into a :class:`pyarrow.Table`; arguments as :func:`open_avro`.
 
@@ -265,6 +277,7 @@ def read_avro(
         max_recursion_depth=max_recursion_depth,
         utf8_view=utf8_view,
         skip_bad_blocks=skip_bad_blocks,
+        parquet_compatible=parquet_compatible,
     )
     table = reader.read_all()
     for b in reader.skipped_blocks:

@@ -20,7 +20,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use source::{to_py_from, RaisedSlot, Source};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+
+use avrow::parquet_compat::Mapping;
 
 /// Reading options, as the Python keyword arguments give them.
 #[derive(Default)]
@@ -64,6 +66,12 @@ impl Options {
 }
 
 /// An Avro schema given as an argument (`what` names it in the error).
+/// A column `parquet_compatible=True` cannot map (a union of only `null`, a duration past
+/// Parquet's milliseconds).
+fn unmappable(e: avrow::parquet_compat::ParquetMappingError) -> PyErr {
+    to_py_msg("UnsupportedError", &e.to_string())
+}
+
 fn parse_schema(json: &str, what: &str) -> PyResult<avrow::Schema> {
     avrow::Schema::parse(json).map_err(|e| {
         to_py(avrow::Error::Schema {
@@ -79,6 +87,9 @@ struct Reader {
     /// Taken out while a batch decodes (with the GIL released) and for good by
     /// `__arrow_c_stream__`.
     inner: Mutex<Option<avrow::Reader>>,
+    /// With `parquet_compatible=True`: every batch mapped (`avrow::parquet_compat`), and
+    /// `schema` the mapped one.
+    mapping: Option<Arc<Mapping>>,
     schema: SchemaRef,
     /// Set by `close`: a batch decoding on another thread then does not put the reader back.
     closed: AtomicBool,
@@ -109,8 +120,13 @@ impl Reader {
         let mut r = self.take()?;
         let next = py.detach(|| r.next());
         self.put_back(r);
-        next.transpose()
-            .map_err(|e| to_py_from(e, self.raised.as_ref()))
+        let next = next
+            .transpose()
+            .map_err(|e| to_py_from(e, self.raised.as_ref()))?;
+        match (&self.mapping, next) {
+            (Some(mapping), Some(batch)) => mapping.apply(&batch).map(Some).map_err(unmappable),
+            (_, next) => Ok(next),
+        }
     }
 }
 
@@ -148,10 +164,26 @@ impl Reader {
         // A requested schema is a request, not a demand: the batches keep avrow's types.
         let _ = requested_schema;
         let reader = self.take()?;
-        stream_capsule(
-            py,
-            Box::new(SignalChecked::new(self.schema.clone(), reader.into_arrow())),
-        )
+        match &self.mapping {
+            None => stream_capsule(
+                py,
+                Box::new(SignalChecked::new(self.schema.clone(), reader.into_arrow())),
+            ),
+            Some(mapping) => {
+                let mapping = Arc::clone(mapping);
+                let mapped = reader.into_arrow().map(move |batch| {
+                    batch.and_then(|b| {
+                        mapping
+                            .apply(&b)
+                            .map_err(|e| arrow_schema::ArrowError::ExternalError(Box::new(e)))
+                    })
+                });
+                stream_capsule(
+                    py,
+                    Box::new(SignalChecked::new(self.schema.clone(), mapped)),
+                )
+            }
+        }
     }
 
     /// Stop reading and release the file (also what garbage collection does).
@@ -188,7 +220,7 @@ impl Reader {
 
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (source, columns=None, batch_size=None, threads=None, reader_schema=None, max_recursion_depth=None, utf8_view=false, skip_bad_blocks=false))]
+#[pyo3(signature = (source, columns=None, batch_size=None, threads=None, reader_schema=None, max_recursion_depth=None, utf8_view=false, skip_bad_blocks=false, parquet_compatible=false))]
 fn open(
     py: Python<'_>,
     source: Bound<'_, PyAny>,
@@ -199,6 +231,7 @@ fn open(
     max_recursion_depth: Option<usize>,
     utf8_view: bool,
     skip_bad_blocks: bool,
+    parquet_compatible: bool,
 ) -> PyResult<Reader> {
     let options = Options {
         columns,
@@ -215,8 +248,18 @@ fn open(
     let reader = py
         .detach(|| source.open(builder))
         .map_err(|e| to_py_from(e, raised.as_ref()))?;
+    let mapping = if parquet_compatible {
+        Some(Arc::new(
+            Mapping::new(&reader.schema()).map_err(unmappable)?,
+        ))
+    } else {
+        None
+    };
     Ok(Reader {
-        schema: reader.schema(),
+        schema: mapping
+            .as_ref()
+            .map_or_else(|| reader.schema(), |m| m.schema.clone()),
+        mapping,
         inner: Mutex::new(Some(reader)),
         closed: AtomicBool::new(false),
         raised,
