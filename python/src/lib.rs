@@ -65,13 +65,13 @@ impl Options {
     }
 }
 
-/// An Avro schema given as an argument (`what` names it in the error).
-/// A column `parquet_compatible=True` cannot map (a union of only `null`, a duration past
-/// Parquet's milliseconds).
+/// A column `parquet_compatible=True` cannot map (a union of only `null`, an interval
+/// Parquet's `INTERVAL` cannot hold).
 fn unmappable(e: avrow::parquet_compat::ParquetMappingError) -> PyErr {
     to_py_msg("UnsupportedError", &e.to_string())
 }
 
+/// An Avro schema given as an argument (`what` names it in the error).
 fn parse_schema(json: &str, what: &str) -> PyResult<avrow::Schema> {
     avrow::Schema::parse(json).map_err(|e| {
         to_py(avrow::Error::Schema {

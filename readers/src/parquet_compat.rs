@@ -45,9 +45,22 @@ pub enum ParquetMappingError {
     /// A union whose only branch is `null` has no member to store.
     #[error("a union with only a null branch cannot be stored in Parquet")]
     NullOnlyUnion,
-    /// A duration's milliseconds do not fit Parquet's `INTERVAL` (an unsigned 32-bit count).
-    #[error("duration milliseconds out of range: {0} ns")]
-    DurationOutOfRange(i64),
+    /// An interval Parquet's `INTERVAL` (unsigned 32-bit months, days and milliseconds) cannot
+    /// hold: a negative part (SQL's `INTERVAL '-1 day'`; an Avro duration of 2^31 months or
+    /// days or more, which Arrow's signed fields hold as negative), a fraction of a
+    /// millisecond, or more milliseconds than 32 bits count.
+    #[error(
+        "an interval of {months} months, {days} days and {nanoseconds} ns has no Parquet \
+         INTERVAL (unsigned months, days and whole milliseconds)"
+    )]
+    IntervalOutOfRange {
+        /// The interval's months.
+        months: i32,
+        /// Its days.
+        days: i32,
+        /// Its nanoseconds.
+        nanoseconds: i64,
+    },
     /// Building a mapped array failed.
     #[error(transparent)]
     Arrow(#[from] ArrowError),
@@ -158,6 +171,10 @@ fn union_members(fields: &UnionFields) -> Result<Fields> {
         )
         .with_metadata(metadata);
         members.push(map_field(&Arc::new(member))?);
+    }
+    if members.is_empty() {
+        // (A struct without fields would pass here and fail on the first batch.)
+        return Err(ParquetMappingError::NullOnlyUnion);
     }
     Ok(members.into())
 }
@@ -291,21 +308,32 @@ pub fn map_array(array: &ArrayRef) -> Result<ArrayRef> {
                 !null_branches.contains(&type_ids[i])
             }));
             let nulls = (validity.null_count() > 0).then_some(validity);
-            if members.is_empty() {
-                return Err(ParquetMappingError::NullOnlyUnion);
-            }
             Arc::new(StructArray::try_new(members, children, nulls)?)
         }
         DataType::Interval(IntervalUnit::MonthDayNano) => {
             let intervals = array.as_primitive::<IntervalMonthDayNanoType>();
             let mut bytes = Vec::with_capacity(intervals.len() * 12);
-            for v in intervals.values() {
-                // Avro durations are unsigned; avrow decodes them into i32 fields without
-                // changing their bits, and nanoseconds are whole milliseconds.
+            for (i, v) in intervals.values().iter().enumerate() {
+                // Avro durations are whole milliseconds and unsigned parts; an interval from
+                // elsewhere (SQL) that is not one is refused, not wrapped or truncated. A null
+                // slot's value is whatever its producer left: zeros are written.
+                let fits = v.months >= 0 && v.days >= 0 && v.nanoseconds % 1_000_000 == 0;
                 let millis = u32::try_from(v.nanoseconds / 1_000_000)
-                    .map_err(|_| ParquetMappingError::DurationOutOfRange(v.nanoseconds))?;
-                bytes.extend_from_slice(&(v.months as u32).to_le_bytes());
-                bytes.extend_from_slice(&(v.days as u32).to_le_bytes());
+                    .ok()
+                    .filter(|_| fits);
+                let (months, days, millis) = match millis {
+                    Some(millis) => (v.months as u32, v.days as u32, millis),
+                    None if intervals.is_null(i) => (0, 0, 0),
+                    None => {
+                        return Err(ParquetMappingError::IntervalOutOfRange {
+                            months: v.months,
+                            days: v.days,
+                            nanoseconds: v.nanoseconds,
+                        })
+                    }
+                };
+                bytes.extend_from_slice(&months.to_le_bytes());
+                bytes.extend_from_slice(&days.to_le_bytes());
                 bytes.extend_from_slice(&millis.to_le_bytes());
             }
             Arc::new(FixedSizeBinaryArray::try_new(
@@ -495,6 +523,63 @@ mod tests {
             .map(|i| (union.type_id(i) == type_id).then(|| union.value_offset(i) as u32))
             .collect();
         arrow_select::take::take(union.child(type_id).as_ref(), &indices, None).unwrap()
+    }
+
+    /// Intervals with unsigned parts and whole milliseconds become their 12 bytes; others are
+    /// refused (not wrapped or truncated), except in null slots, written as zeros.
+    #[test]
+    fn intervals_map_to_their_bytes_or_are_refused() {
+        use arrow_array::types::IntervalMonthDayNano;
+        use arrow_array::IntervalMonthDayNanoArray;
+        let map = |values: Vec<Option<IntervalMonthDayNano>>| {
+            let array: ArrayRef = Arc::new(IntervalMonthDayNanoArray::from(values));
+            map_array(&array)
+        };
+        let mapped = map(vec![
+            Some(IntervalMonthDayNano::new(1, 2, 3_000_000)),
+            None,
+            Some(IntervalMonthDayNano::new(0, 0, 4_294_967_295 * 1_000_000)),
+        ])
+        .unwrap();
+        let bytes = mapped.as_fixed_size_binary();
+        assert_eq!(bytes.value(0), [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0]);
+        assert!(bytes.is_null(1));
+        assert_eq!(bytes.value(2), [0, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255]);
+        for bad in [
+            IntervalMonthDayNano::new(-1, 0, 0),
+            IntervalMonthDayNano::new(0, -1, 0),
+            IntervalMonthDayNano::new(0, 0, -1_000_000),
+            IntervalMonthDayNano::new(0, 0, 1_000),
+            IntervalMonthDayNano::new(0, 0, 4_294_967_296 * 1_000_000),
+        ] {
+            let e = map(vec![Some(bad)]).unwrap_err();
+            assert!(
+                matches!(e, ParquetMappingError::IntervalOutOfRange { .. }),
+                "{e}"
+            );
+        }
+        // A null slot's value is not looked at.
+        let mut nulls = IntervalMonthDayNanoArray::from(vec![IntervalMonthDayNano::new(-5, -5, 7)]);
+        nulls =
+            IntervalMonthDayNanoArray::new(nulls.values().clone(), Some(NullBuffer::new_null(1)));
+        let array: ArrayRef = Arc::new(nulls);
+        let mapped = map_array(&array).unwrap();
+        assert_eq!(mapped.as_fixed_size_binary().value(0), [0; 12]);
+    }
+
+    /// A union of `null` alone has no member: refused with the schema, not at the first batch.
+    #[test]
+    fn a_null_only_union_is_refused_with_the_schema() {
+        let fields = UnionFields::try_new([0], [Field::new("null", DataType::Null, true)]).unwrap();
+        let schema = Arc::new(Schema::new(vec![Field::new(
+            "n",
+            DataType::Union(fields, arrow_schema::UnionMode::Dense),
+            true,
+        )]));
+        assert!(matches!(
+            Mapping::new(&schema),
+            Err(ParquetMappingError::NullOnlyUnion)
+        ));
     }
 
     proptest! {

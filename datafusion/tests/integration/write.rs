@@ -504,3 +504,36 @@ async fn only_writes_of_avro_only_types_are_mapped() {
         [["textValue", "NULL"], ["NULL", "123"], ["NULL", "3"]]
     );
 }
+
+/// SQL intervals copied to Parquet: whole milliseconds with unsigned parts become their 12
+/// bytes; a negative one or one with a fraction of a millisecond fails the query (Parquet's
+/// `INTERVAL` cannot hold it). (DataFusion's Parquet sink leaves the file it had started.)
+#[cfg(feature = "parquet")]
+#[tokio::test]
+async fn sql_intervals_copied_to_parquet_are_their_bytes_or_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = avrow_ctx(1);
+    let out = dir.path().join("i.parquet");
+    query(
+        &ctx,
+        &format!(
+            "COPY (SELECT INTERVAL '1 month 2 days 3 seconds' AS i) TO '{}'",
+            out.display()
+        ),
+    )
+    .await;
+    ctx.register_parquet("i", out.to_str().unwrap(), Default::default())
+        .await
+        .unwrap();
+    let back = query(&ctx, "SELECT i FROM i").await;
+    assert_eq!(rows(&back).unwrap(), [["0100000002000000b80b0000"]]);
+    for bad in ["-1 day", "1 microsecond"] {
+        let out = dir.path().join("bad.parquet");
+        let e = query_err(
+            &ctx,
+            &format!("COPY (SELECT INTERVAL '{bad}' AS i) TO '{}'", out.display()),
+        )
+        .await;
+        assert!(e.contains("has no Parquet INTERVAL"), "{bad}: {e}");
+    }
+}
