@@ -37,6 +37,7 @@ mod options;
 mod parquet;
 mod sink;
 mod source;
+mod staged;
 mod store;
 mod stores;
 
@@ -58,6 +59,7 @@ pub use options::{AvrowReadOptions, AvrowWriteOptions};
 #[cfg(feature = "parquet")]
 pub use parquet::{ParquetCompatFormat, ParquetCompatFormatFactory};
 pub use source::AvrowSource;
+pub use staged::StagedLocalFiles;
 pub use stores::{
     register_store_for, register_store_with, register_stores_for_statement, table_url,
     validate_store_options,

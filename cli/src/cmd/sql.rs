@@ -14,7 +14,7 @@ use crate::writers::BatchWriter;
 use anyhow::{anyhow, Context, Result};
 use arrow::json::writer::LineDelimited;
 use arrow::util::pretty::pretty_format_batches_with_schema;
-use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
+use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt, StagedLocalFiles};
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::file_format::options::ArrowReadOptions;
 use datafusion::error::DataFusionError;
@@ -97,6 +97,9 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         )
         .enable_url_table();
         avrow_datafusion::register(&ctx).map_err(|e| anyhow!(e))?;
+        // Local files a statement writes (`COPY`, `INSERT INTO`) appear only if it succeeds:
+        // DataFusion's own sinks complete their files even when the query fails.
+        let staged = StagedLocalFiles::install(&ctx);
         for (name, path) in &tables {
             // s3://, gs://, az:// locations: a client configured from the environment and
             // the options (a build without one, or a URL without a bucket, is a usage error).
@@ -133,7 +136,11 @@ pub fn run(args: &SqlArgs) -> Result<()> {
             // DDL runs here (a table that cannot be read fails now, a data error).
             let df = ctx.execute_logical_plan(plan).await.map_err(query_error)?;
             if answers {
-                print(df, args.format).await?;
+                if let Err(e) = print(df, args.format).await {
+                    staged.discard();
+                    return Err(e);
+                }
+                staged.commit()?;
             }
         }
         Ok::<_, anyhow::Error>(())

@@ -537,6 +537,99 @@ print(len(records))
     assert_eq!(check.trim(), "1332");
 }
 
+/// A statement that fails part way leaves no output behind, in any format, nor in a
+/// partitioned directory, and replaces no existing file; statements before it keep theirs.
+/// (DataFusion's Parquet, CSV, JSON and Arrow sinks completed their files when the query
+/// failed: a truncated, valid-looking file at the output path.)
+#[test]
+fn a_failed_copy_leaves_no_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Division by zero at row 50 000 of 100 000: several batches are written before it.
+    let failing = "SELECT value AS v, value % 3 AS part, CAST(1 / (value - 50000) AS BIGINT) AS y \
+                   FROM generate_series(1, 100000)";
+    for ext in ["parquet", "avro", "csv", "json", "arrow"] {
+        let out = dir.path().join(format!("out.{ext}"));
+        avrow()
+            .current_dir(dir.path())
+            .args(["sql", &format!("COPY ({failing}) TO '{}'", out.display())])
+            .assert()
+            .failure()
+            .stderr(contains("Divide by zero"));
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert!(left.is_empty(), "{ext}: {left:?}");
+    }
+    let parts = dir.path().join("parts");
+    avrow()
+        .args([
+            "sql",
+            &format!(
+                "COPY ({failing}) TO '{}/' STORED AS PARQUET PARTITIONED BY (part)",
+                parts.display()
+            ),
+        ])
+        .assert()
+        .failure();
+    let files: Vec<_> = walk(&parts);
+    assert!(files.is_empty(), "{files:?}");
+
+    // An existing output is kept when the statement replacing it fails; the first of two
+    // statements is written, the failing second is not.
+    let kept = dir.path().join("kept.csv");
+    std::fs::write(&kept, "v\nold\n").unwrap();
+    let first = dir.path().join("first.csv");
+    avrow()
+        .args([
+            "sql",
+            &format!(
+                "COPY (SELECT 1 AS v) TO '{}'; COPY ({failing}) TO '{}'",
+                first.display(),
+                kept.display()
+            ),
+        ])
+        .assert()
+        .failure();
+    assert_eq!(std::fs::read_to_string(&kept).unwrap(), "v\nold\n");
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), "v\n1\n");
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["first.csv", "kept.csv", "parts"], "{names:?}");
+
+    // A statement that succeeds leaves its files and nothing else.
+    sql(&[&format!(
+        "COPY (SELECT value AS v, value % 3 AS part FROM generate_series(1, 1000)) TO '{}/' \
+         STORED AS PARQUET PARTITIONED BY (part)",
+        parts.display()
+    )]);
+    let files = walk(&parts);
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(
+        files
+            .iter()
+            .all(|f| f.extension().is_some_and(|e| e == "parquet")),
+        "{files:?}"
+    );
+}
+
+/// Every file under `dir` (none if it does not exist).
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
 /// Every fixture (general unions, nullable records, enums, fixed, decimals) copied to Parquet
 /// by SQL holds what `avrow convert` writes for it: the same rows, as pyarrow reads them.
 /// (DataFusion's own Parquet writer panicked on a union: "not implemented: See ARROW-8817".)
