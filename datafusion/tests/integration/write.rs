@@ -363,6 +363,24 @@ async fn a_query_that_fails_while_writing_leaves_no_file() {
     assert!(text(&query(&ctx, "SELECT * FROM o").await).contains("| 1  |"));
 }
 
+/// Registers `file` as table `r{i}` and copies all of it to `out` by SQL (the format from
+/// `out`'s extension); the error names the file.
+async fn copy_file(
+    ctx: &datafusion::prelude::SessionContext,
+    i: usize,
+    file: &Path,
+    out: &Path,
+) -> Result<(), String> {
+    let table = format!("r{i}");
+    create(ctx, &table, file).await;
+    let copy = format!("COPY (SELECT * FROM {table}) TO '{}'", out.display());
+    let written = match ctx.sql(&copy).await {
+        Ok(df) => df.collect().await.map(drop),
+        Err(e) => Err(e),
+    };
+    written.map_err(|e| format!("{}: {e}", file.display()))
+}
+
 /// Random schemas written by fastavro (every Avro type, nested): each file read by SQL and
 /// written back by `COPY`, then read by avrow, holds the rows of the original.
 #[tokio::test]
@@ -372,16 +390,9 @@ async fn random_schemas_copied_by_sql_read_back_as_the_original() {
     let ctx = avrow_ctx(2);
     let mut failures = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        let table = format!("r{i}");
-        create(&ctx, &table, file).await;
         let out = dir.path().join(format!("copy{i}.avro"));
-        let copy = format!("COPY (SELECT * FROM {table}) TO '{}'", out.display());
-        let written = match ctx.sql(&copy).await {
-            Ok(df) => df.collect().await.map(drop),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = written {
-            failures.push(format!("{}: {e}", file.display()));
+        if let Err(e) = copy_file(&ctx, i, file, &out).await {
+            failures.push(e);
             continue;
         }
         assert_eq!(read_back(&out), read_back(file), "{}", file.display());
@@ -417,16 +428,9 @@ async fn every_avro_type_copied_to_parquet_reads_back_as_mapped() {
     let mut failures = Vec::new();
     let mut unions = 0;
     for (i, file) in files.iter().enumerate() {
-        let table = format!("r{i}");
-        create(&ctx, &table, file).await;
         let out = dir.path().join(format!("copy{i}.parquet"));
-        let copy = format!("COPY (SELECT * FROM {table}) TO '{}'", out.display());
-        let written = match ctx.sql(&copy).await {
-            Ok(df) => df.collect().await.map(drop),
-            Err(e) => Err(e),
-        };
-        if let Err(e) = written {
-            failures.push(format!("{}: {e}", file.display()));
+        if let Err(e) = copy_file(&ctx, i, file, &out).await {
+            failures.push(e);
             continue;
         }
         let original = avrow::ReaderBuilder::new()
