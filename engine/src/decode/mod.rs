@@ -298,8 +298,15 @@ impl RecordDecoder {
         }
         let before = self.root.len;
         let start = *pos;
-        let result = crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, pos, n, false))
-            .and_then(|()| self.root.validate_utf8());
+        // Records nested two deep or more: their own loop, in a function of its own (a branch
+        // to it inside `decode_rows_with` changed that loop's code: 5 % more instructions
+        // for records without nested ones).
+        let result = if self.root.nests_records() {
+            crate::dispatch_kernel!(self.kernel, k => self.decode_nested_rows_with(k, data, pos, n))
+        } else {
+            crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, pos, n, false))
+        }
+        .and_then(|()| self.root.validate_utf8());
         let Err(first) = result else {
             return Ok(());
         };
@@ -336,6 +343,27 @@ impl RecordDecoder {
             .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
         self.root
             .decode_rows(&mut c, n)
+            .map_err(|(i, e)| e.at_record(i as u64))?;
+        *pos = c.pos;
+        Ok(())
+    }
+
+    /// [`RecordDecoder::decode_rows_with`] for a root that nests records
+    /// ([`StructCol::decode_rows_nested`]), strings unchecked.
+    #[inline(never)]
+    fn decode_nested_rows_with<K: Kernel>(
+        &mut self,
+        k: K,
+        data: &[u8],
+        pos: &mut usize,
+        n: usize,
+    ) -> Result<(), DecodeError> {
+        let failed = std::cell::Cell::new(false);
+        let mut c = Cursor::new(data, *pos, k, &failed);
+        self.root
+            .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
+        self.root
+            .decode_rows_nested(&mut c, n)
             .map_err(|(i, e)| e.at_record(i as u64))?;
         *pos = c.pos;
         Ok(())

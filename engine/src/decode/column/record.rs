@@ -27,6 +27,10 @@ pub(crate) struct StructCol {
     pub(crate) order: Option<Arc<[usize]>>,
     /// Whether every field is a varint (see [`StructCol::decode_flat`]).
     flat: bool,
+    /// Whether a field is a record (not nullable) with a record among its own fields: a
+    /// block's rows then read the leaves of the tree in one loop
+    /// ([`StructCol::decode_rows_nested`]).
+    nested: bool,
     /// The size of a record whose fields all have a fixed size (float, double, fixed), which
     /// [`StructCol::decode_fixed_rows`] decodes with strided copies.
     fixed_row: Option<usize>,
@@ -51,6 +55,12 @@ impl StructCol {
                     Column::Int32(_) | Column::Int64(_) | Column::Enum(_) | Column::Boolean(_)
                 )
             });
+        // Records one level down are inlined in the row loop anyway (`field_sticky`); below
+        // that, the tree costs a call per row.
+        let nested = columns.iter().any(|c| match c {
+            Column::Struct(s) => s.columns.iter().any(|c| matches!(c, Column::Struct(_))),
+            _ => false,
+        });
         let fixed_row = columns
             .iter()
             .map(|c| match c {
@@ -69,6 +79,7 @@ impl StructCol {
             len: 0,
             order: None,
             flat,
+            nested,
             fixed_row,
             scratch: Vec::new(),
             hint: BulkHint::default(),
@@ -80,6 +91,12 @@ impl StructCol {
     pub(crate) fn max_batch_rows(&self) -> usize {
         let row: usize = self.columns.iter().map(Column::excess_size).sum();
         (i32::MAX as usize / row.max(1)).max(1)
+    }
+
+    /// Whether a block's rows are read by [`StructCol::decode_rows_nested`]: a field is a
+    /// record (not nullable) with a record among its own fields.
+    pub(crate) fn nests_records(&self) -> bool {
+        self.nested
     }
 
     /// Output the columns in this order (indexes into the columns); see [`StructCol::order`].
@@ -170,6 +187,61 @@ impl StructCol {
             start = f.pos;
         }
         c.pos = f.pos;
+        Ok(())
+    }
+
+    /// A block's rows `i..n` of a record with records among its fields (not nullable: one
+    /// nested row per row): one loop over the leaves of the tree, depth first (the order of
+    /// their values in the bytes; [`nested_leaves`]), with no dispatch, loop or call per
+    /// nested record, and the nested records' lengths added once per run of rows. A row that
+    /// fails is decoded again through the tree ([`StructCol::decode_slow`], which names the
+    /// field), after the lengths are brought up to date, and the leaves found again.
+    ///
+    /// For records that [`StructCol::nests_records`]; strings unchecked (as
+    /// [`StructCol::decode_rows`] without `check_utf8`).
+    #[inline(always)]
+    pub(crate) fn decode_rows_nested<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        debug_assert!(self.nested && !c.check_utf8);
+        let mut i = 0;
+        while i < n {
+            let mut start = c.pos;
+            let mut rows = 0;
+            let (mut leaves, mut lens) = (Vec::new(), Vec::new());
+            nested_leaves(&mut self.columns, &mut leaves, &mut lens);
+            let f = &mut Sticky::new(c);
+            let mut span = 0;
+            while i + rows < n {
+                f.prefetch(span);
+                // (`INLINE_RECORD` false: the nullable records among the leaves go through
+                // a call, and the row loop's own instances of the value paths keep their one
+                // caller each, which LLVM inlines into it.)
+                for leaf in leaves.iter_mut() {
+                    field_sticky::<K, false>(leaf, f, c);
+                }
+                if f.failed() {
+                    break;
+                }
+                rows += 1;
+                span = f.pos - start;
+                start = f.pos;
+            }
+            for len in lens {
+                *len += rows;
+            }
+            let failed = f.failed();
+            self.len += rows;
+            i += rows;
+            if failed {
+                self.decode_slow(c, start).map_err(|e| (i, e))?;
+                i += 1;
+            } else {
+                c.pos = f.pos;
+            }
+        }
         Ok(())
     }
 
@@ -428,6 +500,24 @@ impl StructCol {
     }
 }
 
+/// The columns of `columns` with those of its records (not nullable) in their place, depth
+/// first, into `leaves`, and the lengths of those records into `lens`.
+fn nested_leaves<'a>(
+    columns: &'a mut [Column],
+    leaves: &mut Vec<&'a mut Column>,
+    lens: &mut Vec<&'a mut usize>,
+) {
+    for col in columns {
+        match col {
+            Column::Struct(s) => {
+                lens.push(&mut s.len);
+                nested_leaves(&mut s.columns, leaves, lens);
+            }
+            other => leaves.push(other),
+        }
+    }
+}
+
 /// Decode one field of a record on the fast path: primitives inline, nested records on the
 /// same cursor (inline with `INLINE_RECORD`, else through [`StructCol::fields_sticky`]; so
 /// are the values of nullable records), the rest through a call.
@@ -465,3 +555,6 @@ fn field_sticky<K: Kernel, const INLINE_RECORD: bool>(
         | Column::Resolved(_)) => nested_sticky(other, f, c),
     });
 }
+
+#[cfg(test)]
+mod tests;
