@@ -25,3 +25,23 @@ pub(crate) fn branch(b: i64, pad: bool, out: &mut Vec<u8>) {
         zigzag(b, out);
     }
 }
+
+/// One collection's encoded items (or entries) in blocks of random counts (`cuts(m)`: a
+/// random number below `m`), some with byte sizes, then the end of the collection.
+pub(crate) fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
+    let mut rest = items;
+    while !rest.is_empty() {
+        let n = (1 + cuts(5) as usize).min(rest.len());
+        let (block, after) = rest.split_at(n);
+        let bytes = block.concat();
+        if cuts(3) == 0 {
+            zigzag(-(n as i64), out);
+            zigzag(bytes.len() as i64, out);
+        } else {
+            zigzag(n as i64, out);
+        }
+        out.extend(bytes);
+        rest = after;
+    }
+    out.push(0);
+}

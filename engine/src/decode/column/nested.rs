@@ -83,16 +83,82 @@ impl ListCol {
 
     /// An array in a record's field or a nullable's value, on the record loop's cursor:
     /// numbers inline ([`ListCol::numbers_sticky`]), strings and bytes out of line
-    /// ([`ListCol::flat_sticky`]), other items through [`ListCol::decode`].
+    /// ([`ListCol::flat_sticky`]), records out of line ([`ListCol::records_sticky`]), other
+    /// items through [`ListCol::decode`].
     #[inline(always)]
     pub(super) fn field_sticky<K: Kernel>(&mut self, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
         if !self.numbers_sticky(f) {
             if self.flat_items() {
                 self.flat_sticky(f)
+            } else if self.record_items() {
+                self.records_sticky(f, c)
             } else {
                 call_sticky!(f, c, self.decode(c))
             }
         }
+    }
+
+    /// Whether [`ListCol::records_sticky`] reads this column's arrays: items that are records
+    /// of at least one byte (records of no bytes go through [`ListCol::decode`], which
+    /// appends a block of them at once).
+    #[inline(always)]
+    pub(super) fn record_items(&self) -> bool {
+        matches!(self.child, Column::Struct(_)) && self.min_item_size > 0
+    }
+
+    /// [`ListCol::decode`] on an enclosing fast path's cursor for arrays of records (order
+    /// lines, events, key-value pairs): each block's items read by the record's fields loop
+    /// ([`StructCol::fields_sticky_inline`](super::StructCol)) on the same cursor, with no
+    /// cursor, `Result` or dispatch per array or block and no failure check per item. A block
+    /// that does not decode or passes a limit fails the enclosing record or block (after
+    /// appending what it may, at most what its bytes hold), which truncates this column and
+    /// decodes again value by value, naming the item.
+    #[inline(never)]
+    pub(super) fn records_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
+        let Column::Struct(s) = &mut self.child else {
+            unreachable!("`record_items`: a record")
+        };
+        debug_assert!(self.min_item_size > 0);
+        let first = self.offsets[self.offsets.len() - 1] as usize;
+        let mut total = first;
+        while !f.failed() {
+            let count = f.long();
+            if count == 0 {
+                break;
+            }
+            let mut left = f.buf.len() - f.pos;
+            if count < 0 {
+                // A block with its size in bytes.
+                let size = f.long();
+                left = f.buf.len() - f.pos;
+                if size as u64 > left as u64 {
+                    f.fail();
+                    break;
+                }
+            }
+            let n = count.unsigned_abs();
+            // (`min_item_size` is at least 1: this bounds `n` by the bytes left.)
+            if n.checked_mul(self.min_item_size as u64)
+                .is_none_or(|need| need > left as u64)
+            {
+                f.fail();
+                break;
+            }
+            let n = n as usize;
+            total += n;
+            if total > i32::MAX as usize || too_much_excess(total, self.item_excess) {
+                f.fail();
+                break;
+            }
+            for _ in 0..n {
+                s.fields_sticky_inline::<K, false>(f, c);
+            }
+        }
+        self.offsets.push(total as i32);
     }
 
     /// [`ListCol::flat_sticky`] inline, for arrays of numbers only (`false`, with nothing
@@ -746,7 +812,7 @@ impl Column {
 /// Decode one value of any column on the fast path of an array block (an item) or a map
 /// block (a value): primitives, nullable values and union branches inline, arrays, maps and
 /// records on the same cursor, the rest through a call. (A record's fields go through
-/// `record::field_sticky`; arrays of records through `StructCol::decode_n`.)
+/// `record::field_sticky`; arrays of records through `ListCol::records_sticky`.)
 #[inline(always)]
 fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
     decode_primitive_sticky!(col, f, other => match other {
@@ -755,6 +821,8 @@ fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
         Column::List(l) => {
             if l.flat_items() {
                 l.flat_sticky(f)
+            } else if l.record_items() {
+                l.records_sticky(f, c)
             } else {
                 call_sticky!(f, c, l.decode(c))
             }

@@ -1,7 +1,7 @@
 //! Tests of the nested columns: unions assembled from their type ids, and array and map
 //! blocks on the fast path and again value by value.
 
-use crate::decode::test_encode::{branch as write_branch, string, zigzag};
+use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::error::DecodeErrorKind;
 use crate::schema::Schema;
@@ -9,26 +9,6 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::{Array, ArrayRef, Int64Array, StringArray, UnionArray};
 use arrow_buffer::ScalarBuffer;
-
-/// One collection's encoded items (or entries) in blocks of random counts, some with byte
-/// sizes, then the end of the collection.
-fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
-    let mut rest = items;
-    while !rest.is_empty() {
-        let n = (1 + cuts(5) as usize).min(rest.len());
-        let (block, after) = rest.split_at(n);
-        let bytes = block.concat();
-        if cuts(3) == 0 {
-            zigzag(-(n as i64), out);
-            zigzag(bytes.len() as i64, out);
-        } else {
-            zigzag(n as i64, out);
-        }
-        out.extend(bytes);
-        rest = after;
-    }
-    out.push(0);
-}
 
 /// The union a decoder assembles (offsets derived from the type ids, `new_unchecked`)
 /// equals the one `try_new` validates from the same values, in batches that end anywhere.

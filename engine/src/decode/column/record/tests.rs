@@ -1,7 +1,8 @@
 //! Tests of the record loops: records nested two deep and more read by one loop over their
-//! leaves, against the value-by-value path.
+//! leaves, and arrays of records read on the enclosing cursor, against the value-by-value
+//! path.
 
-use crate::decode::test_encode::{branch as write_branch, string, zigzag};
+use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::schema::Schema;
 use arrow_array::cast::AsArray;
@@ -172,4 +173,218 @@ fn records_nested_deep_match_the_reference() {
         .unwrap_err();
     assert_eq!(e.field_path(), "a.b.s", "{e}");
     assert!(e.to_string().contains("record 5"), "{e}");
+}
+
+/// Arrays of records in a field, in a nullable field, as map values and as array items are
+/// read on the enclosing fast path's cursor (`ListCol::records_sticky`). The same rows
+/// encoded plainly, with some items' branch indexes padded (legal: the row fails its fast
+/// path inside an array and is decoded again value by value) and with every index padded
+/// give equal batches of 1, 7 and 1000 rows; random blocks, some with byte sizes. An item
+/// whose string runs past the data names the field; a block count past the data fails.
+#[test]
+fn arrays_of_records_on_the_fast_path_match_the_reference() {
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"id","type":"long"},
+        {"name":"lines","type":{"type":"array","items":{"type":"record","name":"Line","fields":[
+            {"name":"sku","type":"string"},
+            {"name":"qty","type":"int"},
+            {"name":"opt","type":["null","long"]},
+            {"name":"sub","type":{"type":"record","name":"Sub","fields":[
+                {"name":"v","type":"double"}]}}]}}},
+        {"name":"n","type":["null",{"type":"array","items":"Line"}]},
+        {"name":"m","type":{"type":"map","values":{"type":"array","items":"Line"}}},
+        {"name":"aa","type":{"type":"array","items":{"type":"array","items":"Line"}}},
+        {"name":"tail","type":"string"}]}"#;
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let mut x = 0x0DDB_1A5E_5BAD_5EEDu64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    // One line, as three encodings: plain, padded where `pad`, every index padded.
+    let line = |row: usize, i: u64, pad: bool, out: &mut [Vec<u8>; 3]| {
+        for (k, o) in out.iter_mut().enumerate() {
+            string(&format!("sku-{row}-{i}"), o);
+            zigzag(i as i64 * 3 - 7, o);
+            let present = !i.is_multiple_of(3);
+            write_branch(i64::from(present), k == 2 || (k == 1 && pad), o);
+            if present {
+                zigzag(i as i64 * 1000, o);
+            }
+            o.extend((i as f64 / 4.0).to_le_bytes());
+        }
+    };
+    // An array of `count` lines in random blocks (the same cuts for every encoding).
+    let array = |row: usize,
+                 count: u64,
+                 pad: u64,
+                 out: &mut [Vec<u8>; 3],
+                 next: &mut dyn FnMut(u64) -> u64| {
+        let mut items: [Vec<Vec<u8>>; 3] = Default::default();
+        for i in 0..count {
+            let mut one: [Vec<u8>; 3] = Default::default();
+            line(row, i, i == pad, &mut one);
+            for (k, o) in one.into_iter().enumerate() {
+                items[k].push(o);
+            }
+        }
+        let seed = next(u64::MAX);
+        for k in 0..3 {
+            let mut s = seed | 1;
+            let mut cuts = move |m: u64| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                s % m
+            };
+            blocks(&mut out[k], &items[k], &mut cuts);
+        }
+    };
+    let rows = 300;
+    let mut enc: [Vec<u8>; 3] = Default::default();
+    let mut ids = Vec::new();
+    for row in 0..rows {
+        let id = next(1 << 30) as i64;
+        ids.push(id);
+        // A padded index in about one row in four, in one of its arrays.
+        let pad_in = next(4);
+        let pad_at = |which: u64, count: u64, next: &mut dyn FnMut(u64) -> u64| {
+            if which == pad_in && count > 0 {
+                next(count)
+            } else {
+                u64::MAX
+            }
+        };
+        for o in enc.iter_mut() {
+            zigzag(id, o);
+        }
+        let count = next(8);
+        let pad = pad_at(0, count, &mut next);
+        array(row, count, pad, &mut enc, &mut next);
+        let present = next(3) > 0;
+        for (k, o) in enc.iter_mut().enumerate() {
+            write_branch(i64::from(present), k == 2, o);
+        }
+        if present {
+            let count = next(5);
+            let pad = pad_at(1, count, &mut next);
+            array(row, count, pad, &mut enc, &mut next);
+        }
+        let entries = next(3);
+        for o in enc.iter_mut() {
+            zigzag(entries as i64, o);
+        }
+        for e in 0..entries {
+            for o in enc.iter_mut() {
+                string(&format!("k{e}"), o);
+            }
+            let count = next(4);
+            let pad = pad_at(2, count, &mut next);
+            array(row, count, pad, &mut enc, &mut next);
+        }
+        // (A map or array of no entries is the one 0 already written.)
+        if entries > 0 {
+            for o in enc.iter_mut() {
+                o.push(0);
+            }
+        }
+        let outer = next(3);
+        for o in enc.iter_mut() {
+            zigzag(outer as i64, o);
+        }
+        for _ in 0..outer {
+            let count = next(4);
+            let pad = pad_at(3, count, &mut next);
+            array(row, count, pad, &mut enc, &mut next);
+        }
+        for o in enc.iter_mut() {
+            if outer > 0 {
+                o.push(0);
+            }
+            string(&format!("tail{row}"), o);
+        }
+    }
+    let decode = |data: &[u8], batch_size: usize| {
+        let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .with_batch_size(batch_size);
+        let mut batches = d.decode_block(data, rows as u64).unwrap();
+        batches.extend(d.flush().unwrap());
+        batches
+    };
+    for batch_size in [1, 7, 1000] {
+        let plain = decode(&enc[0], batch_size);
+        assert_eq!(
+            plain,
+            decode(&enc[1], batch_size),
+            "batch size {batch_size}"
+        );
+        assert_eq!(
+            plain,
+            decode(&enc[2], batch_size),
+            "batch size {batch_size}"
+        );
+        let got: Vec<i64> = plain
+            .iter()
+            .flat_map(|b| b.column(0).as_primitive::<Int64Type>().values().to_vec())
+            .collect();
+        assert_eq!(got, ids, "batch size {batch_size}");
+        let tails: Vec<String> = plain
+            .iter()
+            .flat_map(|b| {
+                b.column(5)
+                    .as_string::<i32>()
+                    .iter()
+                    .map(|s| s.unwrap().to_string())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(tails.last().unwrap(), &format!("tail{}", rows - 1));
+    }
+
+    // One good row, then a row whose second line's `sku` runs past the data.
+    let mut bad = Vec::new();
+    for row in 0..2 {
+        zigzag(row, &mut bad);
+        zigzag(2, &mut bad);
+        string("a", &mut bad);
+        zigzag(1, &mut bad);
+        write_branch(0, false, &mut bad);
+        bad.extend(0f64.to_le_bytes());
+        if row == 0 {
+            string("b", &mut bad);
+            zigzag(1, &mut bad);
+            write_branch(0, false, &mut bad);
+            bad.extend(0f64.to_le_bytes());
+            bad.push(0);
+            bad.push(0); // n: null
+            bad.push(0); // m: empty
+            bad.push(0); // aa: empty
+            string("t", &mut bad);
+        } else {
+            zigzag(40, &mut bad);
+            bad.extend(b"short");
+        }
+    }
+    let e = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder()
+        .decode_block(&bad, 2)
+        .unwrap_err();
+    assert!(e.field_path().starts_with("lines"), "{e}");
+    assert!(e.to_string().contains("record 1"), "{e}");
+    // A block of a billion lines in a few bytes: refused, nothing allocated for them.
+    let mut huge = Vec::new();
+    zigzag(1, &mut huge);
+    zigzag(1 << 30, &mut huge);
+    string("a", &mut huge);
+    let e = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder()
+        .decode_block(&huge, 1)
+        .unwrap_err();
+    assert!(e.field_path().starts_with("lines"), "{e}");
 }
