@@ -1,7 +1,7 @@
 //! Scalar columns: the plain numbers ([`Prim`]), enums (dictionary keys, remapped under schema
 //! resolution) and decimals, and the bulk copy of `float`/`double` array items.
 
-use super::nested::{keep, number_or_null};
+use super::nested::{keep, number_or_null_in, ReadAt};
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
@@ -43,6 +43,28 @@ pub(crate) struct EnumRemap {
     /// The reader's index of each writer symbol, `-1` where there is none.
     pub(crate) keys: Box<[i32]>,
     pub(crate) writer_symbols: Box<[String]>,
+}
+
+/// An enum's index (a zigzag varint) as its output key, valid if it has one, for
+/// [`number_or_null`].
+struct KeyAt<'a, K> {
+    k: K,
+    n_symbols: usize,
+    remap: Option<&'a EnumRemap>,
+}
+
+impl<K: Kernel> ReadAt<i32> for KeyAt<'_, K> {
+    #[inline(always)]
+    fn read_at(&self, buf: &[u8], at: usize) -> (i32, usize, bool) {
+        let mut end = at;
+        match self.k.read_u64_branchless(buf, &mut end) {
+            Ok(index) => {
+                let key = enum_key(unzigzag64(index), self.n_symbols, self.remap);
+                (key, end, key >= 0)
+            }
+            Err(_) => (0, at, false),
+        }
+    }
 }
 
 /// The output key of the writer's index `index` of an enum of `n_symbols` symbols (resolved
@@ -93,26 +115,19 @@ impl EnumCol {
     /// ([`super::nested::number_or_null`]): `false`, with nothing read, where that does not
     /// decide.
     #[inline(always)]
-    pub(super) fn or_null_sticky<K: Kernel>(
+    pub(super) fn or_null_sticky<K: Kernel, const INLINE: bool>(
         &mut self,
         f: &mut Sticky<'_, K>,
         value_byte: u8,
         validity: &mut Validity,
     ) -> bool {
-        let k = f.k;
-        let (n_symbols, remap) = (self.n_symbols, self.remap.as_deref());
-        let read = |buf: &[u8], at| {
-            let mut end = at;
-            match k.read_u64_branchless(buf, &mut end) {
-                Ok(index) => {
-                    let key = enum_key(unzigzag64(index), n_symbols, remap);
-                    (key, end, key >= 0)
-                }
-                Err(_) => (0, at, false),
-            }
+        let read = KeyAt {
+            k: f.k,
+            n_symbols: self.n_symbols,
+            remap: self.remap.as_deref(),
         };
         let keys = &mut self.keys;
-        number_or_null(f, value_byte, validity, read, |key| keys.push(key))
+        number_or_null_in::<K, i32, INLINE>(f, value_byte, validity, read, |key| keys.push(key))
     }
 
     pub(super) fn decode<K: Kernel>(&mut self, c: &mut Cursor<'_, K>) -> Result<(), DecodeError> {
