@@ -217,6 +217,25 @@ impl ListCol {
                 break;
             }
             let read = match &mut self.child {
+                // Blocks of fewer than `SHORT_BLOCK` varints one by one, inline: the bulk
+                // decoder reads those one by one too, and its call, frame and `vzeroupper`
+                // cost more than the reads of a short array (a failed read fails the cursor).
+                Column::Int64(p) if n < SHORT_BLOCK => {
+                    p.values.reserve(n);
+                    for _ in 0..n {
+                        let v = f.long();
+                        p.values.push(v);
+                    }
+                    true
+                }
+                Column::Int32(p) if n < SHORT_BLOCK => {
+                    p.values.reserve(n);
+                    for _ in 0..n {
+                        let v = f.int();
+                        p.values.push(v);
+                    }
+                    true
+                }
                 Column::Int64(p) => {
                     f.k.read_longs_hinted(f.buf, &mut f.pos, n, &mut p.values, &mut self.hint)
                         .is_ok()
@@ -265,6 +284,11 @@ impl ListCol {
         }
     }
 }
+
+/// Array blocks of fewer varints than this are read value by value on the enclosing cursor
+/// ([`ListCol::flat_sticky`]), longer ones by the kernel's bulk decoder, whose block and step
+/// loops start at 16 values.
+const SHORT_BLOCK: usize = 16;
 
 /// The error for a batch's items past Arrow's limit for one column, found when an array or map
 /// that has `own` items so far (the block that passed the limit included), each taking up to

@@ -829,7 +829,8 @@ fn nullable_uuids_without_a_branch_match_the_reference() {
 }
 
 /// Arrays of numbers in record fields, read inline on the record's fast path: random blocks
-/// (some with byte sizes, empty arrays, values of every varint length and float bit pattern)
+/// (short ones read value by value, long ones in bulk; some with byte sizes, empty arrays,
+/// values of every varint length and float bit pattern)
 /// decode to the values written, in batches that end anywhere; a bad block fails over to the
 /// reference path, which names the field, the item and the error.
 #[test]
@@ -854,7 +855,7 @@ fn arrays_of_numbers_on_the_record_fast_path() {
     let mut tags = Vec::new();
     for row in 0..rows {
         for (k, column) in expected.iter_mut().enumerate() {
-            let n = (next() % 23) as usize;
+            let n = (next() % 45) as usize;
             let values: Vec<u64> = (0..n)
                 .map(|_| {
                     let v = next() >> (next() % 64);
@@ -880,7 +881,13 @@ fn arrays_of_numbers_on_the_record_fast_path() {
                 .collect();
             let mut rest = &encoded[..];
             while !rest.is_empty() {
-                let take = (1 + (next() % 9) as usize).min(rest.len());
+                // Blocks under 16 items (read one by one) and over (the bulk decoder).
+                let take = if next() % 3 == 0 {
+                    16 + (next() % 20) as usize
+                } else {
+                    1 + (next() % 15) as usize
+                }
+                .min(rest.len());
                 let (block, after) = rest.split_at(take);
                 let bytes = block.concat();
                 if next() % 3 == 0 {
