@@ -108,7 +108,8 @@ impl ListCol {
 
     /// [`ListCol::decode`] on an enclosing fast path's cursor for arrays of records (order
     /// lines, events, key-value pairs): each block's items read by the record's fields loop
-    /// ([`StructCol::fields_sticky_inline`](super::StructCol)) on the same cursor, with no
+    /// ([`StructCol::fields_sticky_inline`](super::StructCol)) on the same cursor (a block of
+    /// records that [`StructCol::decode_n`](super::StructCol) reads in bulk, through it), with no
     /// cursor, `Result` or dispatch per array or block and no failure check per item. A block
     /// that does not decode or passes a limit fails the enclosing record or block (after
     /// appending what it may, at most what its bytes hold), which truncates this column and
@@ -154,8 +155,13 @@ impl ListCol {
                 f.fail();
                 break;
             }
-            for _ in 0..n {
-                s.fields_sticky_inline::<K, false>(f, c);
+            if s.bulk_rows(n) {
+                // Points, pairs, fixed-size measurements: the bulk record paths.
+                call_sticky!(f, c, s.decode_n(c, n));
+            } else {
+                for _ in 0..n {
+                    s.fields_sticky_inline::<K, false>(f, c);
+                }
             }
         }
         self.offsets.push(total as i32);
@@ -541,7 +547,7 @@ impl NullableCol {
             Column::Int64(p) => {
                 number_or_null(f, value_byte, validity, LongAt(k), |v| p.values.push(v))
             }
-            // The other numbers inline only in the row loops of records that have them
+            // Ints (and enums) inline only in the row loops of records that have them
             // (`INLINE_NUMBERS`), else through a call ([`number_or_null_out`]).
             Column::Int32(p) => number_or_null_in::<K, i32, INLINE_NUMBERS>(
                 f,
@@ -551,20 +557,14 @@ impl NullableCol {
                 |v| p.values.push(v),
             ),
             // Floats as their bits: a select on a float register compiles to a branch.
-            Column::Float64(p) => {
-                number_or_null_in::<K, u64, INLINE_NUMBERS>(f, value_byte, validity, BitsAt, |v| {
-                    p.values.push(f64::from_bits(v))
-                })
-            }
-            Column::Float32(p) => {
-                number_or_null_in::<K, u32, INLINE_NUMBERS>(f, value_byte, validity, BitsAt, |v| {
-                    p.values.push(f32::from_bits(v))
-                })
-            }
+            Column::Float64(p) => number_or_null(f, value_byte, validity, BitsAt, |v: u64| {
+                p.values.push(f64::from_bits(v))
+            }),
+            Column::Float32(p) => number_or_null(f, value_byte, validity, BitsAt, |v: u32| {
+                p.values.push(f32::from_bits(v))
+            }),
             Column::Boolean(bits) => {
-                number_or_null_in::<K, u8, INLINE_NUMBERS>(f, value_byte, validity, BoolAt, |v| {
-                    bits.push(v != 0)
-                })
+                number_or_null(f, value_byte, validity, BoolAt, |v| bits.push(v != 0))
             }
             Column::Enum(e) => e.or_null_sticky::<K, INLINE_NUMBERS>(f, value_byte, validity),
             Column::Bytes(b) => b.or_null_sticky(f, value_byte, validity),
@@ -686,12 +686,13 @@ pub(super) fn number_or_null_in<K: Kernel, T: Masked, const INLINE: bool>(
     }
 }
 
-/// [`number_or_null`] through a call: for the nullable numbers other than `long`s (and for
-/// enums) outside the row loops of records that have them. Inlined into every fast path
-/// that reads nullable values, their code made the record loops of data without them slower
-/// (cdc, with only nullable longs and strings, 12-15 %). The whole read is one call, the
-/// value read inside it (a closure's out-of-line read had returned its value through memory,
-/// which the next field's position then waited for).
+/// [`number_or_null`] through a call: for nullable `int`s and enums outside the row loops of
+/// records that have them. Inlined into every fast path that reads nullable values, their
+/// code made the record loops of data without them slower (cdc, with only nullable longs
+/// and strings, 12-15 %). The whole read is one call, the value read inside it (a closure's
+/// out-of-line read had returned its value through memory, which the next field's position
+/// then waited for). (Longs, floats and booleans are read inline everywhere: the plain loop
+/// kept them inline before, and they cost the records without them nothing.)
 #[inline(never)]
 pub(super) fn number_or_null_out<K: Kernel, T: Masked>(
     f: &mut Sticky<'_, K>,

@@ -27,7 +27,7 @@ pub(crate) struct StructCol {
     pub(crate) order: Option<Arc<[usize]>>,
     /// Whether every field is a varint (see [`StructCol::decode_flat`]).
     flat: bool,
-    /// Whether a field is a nullable `int`, `float`, `double`, boolean or enum (see
+    /// Whether a field is a nullable `int` or enum (see
     /// [`StructCol::inlines_nullable_numbers`]).
     nullable_numbers: bool,
     /// Whether a field is a record (not nullable) with a record among its own fields: a
@@ -46,7 +46,7 @@ pub(crate) struct StructCol {
 const FLAT_ROWS: usize = 1024;
 
 /// The fewest records worth [`StructCol::decode_flat`]'s set-up.
-const FLAT_MIN_ROWS: usize = 16;
+pub(super) const FLAT_MIN_ROWS: usize = 16;
 
 impl StructCol {
     pub(crate) fn new(columns: Vec<Column>, names: Vec<Arc<str>>, fields: Fields) -> Self {
@@ -65,14 +65,7 @@ impl StructCol {
             _ => false,
         });
         let nullable_numbers = columns.iter().any(|c| match c {
-            Column::Nullable(n) => matches!(
-                n.child,
-                Column::Int32(_)
-                    | Column::Float64(_)
-                    | Column::Float32(_)
-                    | Column::Boolean(_)
-                    | Column::Enum(_)
-            ),
+            Column::Nullable(n) => matches!(n.child, Column::Int32(_) | Column::Enum(_)),
             _ => false,
         });
         let fixed_row = columns
@@ -106,6 +99,13 @@ impl StructCol {
     pub(crate) fn max_batch_rows(&self) -> usize {
         let row: usize = self.columns.iter().map(Column::excess_size).sum();
         (i32::MAX as usize / row.max(1)).max(1)
+    }
+
+    /// Whether `n` of these records in a row are read in bulk by [`StructCol::decode_n`]
+    /// (records of varints only or of fixed-size fields only, at least [`FLAT_MIN_ROWS`]).
+    #[inline(always)]
+    pub(super) fn bulk_rows(&self, n: usize) -> bool {
+        n >= FLAT_MIN_ROWS && (self.flat || self.fixed_row.is_some())
     }
 
     /// Whether a block's rows are read by [`StructCol::decode_rows_nested`]: a field is a
@@ -155,8 +155,8 @@ impl StructCol {
         self.decode_n_with::<K, true, false>(c, n)
     }
 
-    /// [`StructCol::decode_rows`] with the nullable `int`s, `float`s, `double`s, booleans and
-    /// enums among the fields read inline (see [`StructCol::inlines_nullable_numbers`]).
+    /// [`StructCol::decode_rows`] with the nullable `int`s and enums among the fields read
+    /// inline (see [`StructCol::inlines_nullable_numbers`]).
     #[inline(always)]
     pub(crate) fn decode_rows_inline_numbers<K: Kernel>(
         &mut self,
@@ -167,9 +167,10 @@ impl StructCol {
     }
 
     /// Whether a block's rows are read by [`StructCol::decode_rows_inline_numbers`]: a field
-    /// is a nullable `int`, `float`, `double`, boolean or enum. Their reads inline in the row
-    /// loop (no call per value: `int_small_nullable` -20 %, `enum_nullable` -24 %) would make
-    /// the loop of records without them slower (cdc -12 to -15 %): two loops, chosen once.
+    /// is a nullable `int` (dates and times among them) or enum. Their reads inline in the
+    /// row loop (no call per value: `int_small_nullable` -20 %, `enum_nullable` -24 %) would
+    /// make the loop of records without them slower (cdc -12 to -15 %): two loops, chosen
+    /// once.
     pub(crate) fn inlines_nullable_numbers(&self) -> bool {
         self.nullable_numbers
     }

@@ -388,3 +388,134 @@ fn arrays_of_records_on_the_fast_path_match_the_reference() {
         .unwrap_err();
     assert!(e.field_path().starts_with("lines"), "{e}");
 }
+
+/// Arrays of records of varints only and of fixed-size fields only, whose long blocks the
+/// bulk record paths read (`StructCol::decode_n` from `ListCol::records_sticky`) and short
+/// ones the fields loop: the values written, in blocks of 1 to 40 items, some with byte
+/// sizes; a bad varint in a long block names its field.
+#[test]
+fn arrays_of_flat_records_in_long_and_short_blocks() {
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"pts","type":{"type":"array","items":{"type":"record","name":"P","fields":[
+            {"name":"x","type":"long"},{"name":"y","type":"int"}]}}},
+        {"name":"ms","type":{"type":"array","items":{"type":"record","name":"M","fields":[
+            {"name":"a","type":"double"},{"name":"b","type":"float"}]}}},
+        {"name":"tail","type":"string"}]}"#;
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let mut x = 0x5851_F42D_4C95_7F2Du64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    let rows = 400;
+    let mut data = Vec::new();
+    let (mut xs, mut bs) = (Vec::new(), Vec::new());
+    for row in 0..rows {
+        let n = next(60) as usize;
+        let pts: Vec<(i64, i32)> = (0..n)
+            .map(|_| {
+                (
+                    (next(u64::MAX) as i64) >> next(64),
+                    next(1 << 20) as i32 - (1 << 19),
+                )
+            })
+            .collect();
+        let ms: Vec<(f64, f32)> = (0..next(50))
+            .map(|i| (i as f64 * 1.5, row as f32 / 3.0))
+            .collect();
+        // Blocks of 1 to 40 items, a third with byte sizes.
+        let mut write = |items: Vec<Vec<u8>>, data: &mut Vec<u8>| {
+            let mut rest = &items[..];
+            while !rest.is_empty() {
+                let take = (1 + next(40) as usize).min(rest.len());
+                let (block, after) = rest.split_at(take);
+                let bytes = block.concat();
+                if next(3) == 0 {
+                    zigzag(-(take as i64), data);
+                    zigzag(bytes.len() as i64, data);
+                } else {
+                    zigzag(take as i64, data);
+                }
+                data.extend(bytes);
+                rest = after;
+            }
+            data.push(0);
+        };
+        write(
+            pts.iter()
+                .map(|&(x, y)| {
+                    let mut e = Vec::new();
+                    zigzag(x, &mut e);
+                    zigzag(y.into(), &mut e);
+                    e
+                })
+                .collect(),
+            &mut data,
+        );
+        write(
+            ms.iter()
+                .map(|&(a, b)| {
+                    let mut e = a.to_le_bytes().to_vec();
+                    e.extend(b.to_le_bytes());
+                    e
+                })
+                .collect(),
+            &mut data,
+        );
+        string(&format!("t{row}"), &mut data);
+        xs.push(pts.iter().map(|p| p.0).collect::<Vec<_>>());
+        bs.push(ms.iter().map(|m| m.1).collect::<Vec<_>>());
+    }
+    for batch_size in [1, 7, 1000] {
+        let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
+            .unwrap()
+            .decoder()
+            .with_batch_size(batch_size);
+        let mut batches = d.decode_block(&data, rows as u64).unwrap();
+        batches.extend(d.flush().unwrap());
+        let (mut got_x, mut got_b) = (Vec::new(), Vec::new());
+        for b in &batches {
+            let pts = b.column(0).as_list::<i32>();
+            let ms = b.column(1).as_list::<i32>();
+            for r in 0..b.num_rows() {
+                let p = pts.value(r);
+                got_x.push(
+                    p.as_struct()
+                        .column(0)
+                        .as_primitive::<Int64Type>()
+                        .values()
+                        .to_vec(),
+                );
+                let m = ms.value(r);
+                got_b.push(
+                    m.as_struct()
+                        .column(1)
+                        .as_primitive::<arrow_array::types::Float32Type>()
+                        .values()
+                        .to_vec(),
+                );
+            }
+        }
+        assert_eq!(got_x, xs, "batch size {batch_size}");
+        assert_eq!(got_b, bs, "batch size {batch_size}");
+    }
+    // One row: a block of 20 points whose 18th `y` is out of the int range.
+    let mut bad = Vec::new();
+    zigzag(20, &mut bad);
+    for i in 0..20 {
+        zigzag(i, &mut bad);
+        zigzag(if i == 17 { 1 << 40 } else { i }, &mut bad);
+    }
+    bad.push(0);
+    bad.push(0);
+    string("t", &mut bad);
+    let e = DecodePlan::new(&schema, &DecodeOptions::default())
+        .unwrap()
+        .decoder()
+        .decode_block(&bad, 1)
+        .unwrap_err();
+    assert!(e.field_path().starts_with("pts"), "{e}");
+    assert!(e.field_path().ends_with('y'), "{e}");
+}
