@@ -225,7 +225,7 @@ impl StructCol {
         Ok(())
     }
 
-    /// A block's rows `i..n` of a record with records among its fields (not nullable: one
+    /// A block's `n` rows of a record with records among its fields (not nullable: one
     /// nested row per row): one loop over the leaves of the tree, depth first (the order of
     /// their values in the bytes; [`nested_leaves`]), with no dispatch, loop or call per
     /// nested record, and the nested records' lengths added once per run of rows. A row that
