@@ -28,6 +28,13 @@ use skip::Skip;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// [`RecordDecoder::decode_rows_with`]'s row loops: [`StructCol::decode_rows`].
+const PLAIN_ROWS: u8 = 0;
+/// [`StructCol::decode_rows_nested`], for a root that nests records two deep.
+const NESTED_ROWS: u8 = 1;
+/// [`StructCol::decode_rows_inline_numbers`], for a root with nullable ints or enums.
+const NUMBER_ROWS: u8 = 2;
+
 pub use plan::DecodeOptions;
 pub use stream::StreamCheckError;
 
@@ -302,11 +309,11 @@ impl RecordDecoder {
         // to it inside `decode_rows_with` changed that loop's code: 5 % more instructions
         // for records without nested ones).
         let result = if self.root.nests_records() {
-            crate::dispatch_kernel!(self.kernel, k => self.decode_nested_rows_with(k, data, pos, n))
+            crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, NESTED_ROWS>(k, data, pos, n, false))
         } else if self.root.inlines_nullable_numbers() {
-            crate::dispatch_kernel!(self.kernel, k => self.decode_numbers_rows_with(k, data, pos, n))
+            crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, NUMBER_ROWS>(k, data, pos, n, false))
         } else {
-            crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, pos, n, false))
+            crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, PLAIN_ROWS>(k, data, pos, n, false))
         }
         .and_then(|()| self.root.validate_utf8());
         let Err(first) = result else {
@@ -317,7 +324,7 @@ impl RecordDecoder {
         // its record, field and byte offset, and the rows before it are complete and valid.
         self.root.truncate(before);
         let mut again = start;
-        let recheck = crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with(k, data, &mut again, n, true));
+        let recheck = crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, PLAIN_ROWS>(k, data, &mut again, n, true));
         let error = recheck.err().unwrap_or(first);
         self.root.truncate(self.root.len);
         // The complete rows' strings were each checked; record that (it cannot fail now).
@@ -327,8 +334,13 @@ impl RecordDecoder {
         Err(error)
     }
 
+    /// The rows of [`RecordDecoder::decode_rows`] through one of the root's row loops
+    /// (`LOOP`: [`PLAIN_ROWS`], [`NESTED_ROWS`] or [`NUMBER_ROWS`]), strings checked as they
+    /// are read when `check_utf8` (only the plain loop checks them). One instance per loop,
+    /// each out of line: a branch to another loop inside the plain loop's function changed
+    /// that loop's code (5 % more instructions for records that take neither other loop).
     #[inline(never)]
-    fn decode_rows_with<K: Kernel>(
+    fn decode_rows_with<K: Kernel, const LOOP: u8>(
         &mut self,
         k: K,
         data: &[u8],
@@ -343,51 +355,12 @@ impl RecordDecoder {
         // last batch by data already decoded.
         self.root
             .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
-        self.root
-            .decode_rows(&mut c, n)
-            .map_err(|(i, e)| e.at_record(i as u64))?;
-        *pos = c.pos;
-        Ok(())
-    }
-
-    /// [`RecordDecoder::decode_rows_with`] for a root that nests records
-    /// ([`StructCol::decode_rows_nested`]), strings unchecked.
-    #[inline(never)]
-    fn decode_nested_rows_with<K: Kernel>(
-        &mut self,
-        k: K,
-        data: &[u8],
-        pos: &mut usize,
-        n: usize,
-    ) -> Result<(), DecodeError> {
-        let failed = std::cell::Cell::new(false);
-        let mut c = Cursor::new(data, *pos, k, &failed);
-        self.root
-            .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
-        self.root
-            .decode_rows_nested(&mut c, n)
-            .map_err(|(i, e)| e.at_record(i as u64))?;
-        *pos = c.pos;
-        Ok(())
-    }
-
-    /// [`RecordDecoder::decode_rows_with`] for a root with nullable numbers among its fields
-    /// ([`StructCol::decode_rows_inline_numbers`]), strings unchecked.
-    #[inline(never)]
-    fn decode_numbers_rows_with<K: Kernel>(
-        &mut self,
-        k: K,
-        data: &[u8],
-        pos: &mut usize,
-        n: usize,
-    ) -> Result<(), DecodeError> {
-        let failed = std::cell::Cell::new(false);
-        let mut c = Cursor::new(data, *pos, k, &failed);
-        self.root
-            .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
-        self.root
-            .decode_rows_inline_numbers(&mut c, n)
-            .map_err(|(i, e)| e.at_record(i as u64))?;
+        match LOOP {
+            NESTED_ROWS => self.root.decode_rows_nested(&mut c, n),
+            NUMBER_ROWS => self.root.decode_rows_inline_numbers(&mut c, n),
+            _ => self.root.decode_rows(&mut c, n),
+        }
+        .map_err(|(i, e)| e.at_record(i as u64))?;
         *pos = c.pos;
         Ok(())
     }
@@ -545,6 +518,7 @@ impl BatchSink for Vec<RecordBatch> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decode::test_encode::Rng;
     use crate::varint::Scalar;
     use arrow_array::cast::AsArray;
     use arrow_array::{Array, Int64Array};
@@ -730,13 +704,8 @@ mod tests {
             {"name":"b","type":["null","boolean"]},
             {"name":"e","type":[{"type":"enum","name":"E","symbols":["A","B","C"]},"null"]},
             {"name":"t","type":["null","string"]},{"name":"y","type":["bytes","null"]}]}"#;
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+        let mut next = move || rng.next();
         let rows = 2000;
         let (mut plain, mut padded) = (Vec::new(), Vec::new());
         for _ in 0..rows {
@@ -876,13 +845,8 @@ mod tests {
                 {"name":"k","type":"string"},
                 {"name":"v","type":{"type":"record","name":"V","fields":[
                     {"name":"q","type":["null","long"]}]}}]}}}]}"#;
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
+        let mut next = move |m: u64| rng.below(m);
         // (pad every branch index, pad only the innermost ones) -> bytes.
         let mut encodings = [Vec::new(), Vec::new(), Vec::new()];
         let rows = 300;

@@ -1,6 +1,6 @@
 //! Avro encoding for the decoder's tests: the few values they write by hand (longs, strings,
 //! branch indexes written plainly or padded to two bytes, which is legal and fails the fast
-//! paths on purpose).
+//! paths on purpose, collections cut into random blocks), and the random numbers they draw.
 
 use crate::varint::{Kernel, Scalar};
 
@@ -26,12 +26,18 @@ pub(crate) fn branch(b: i64, pad: bool, out: &mut Vec<u8>) {
     }
 }
 
-/// One collection's encoded items (or entries) in blocks of random counts (`cuts(m)`: a
-/// random number below `m`), some with byte sizes, then the end of the collection.
-pub(crate) fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
+/// One collection's encoded items (or entries) in blocks of 1 to `max` items at random
+/// (`cuts(m)`: a random number below `m`), a third with byte sizes, then the end of the
+/// collection.
+pub(crate) fn blocks(
+    out: &mut Vec<u8>,
+    items: &[Vec<u8>],
+    max: u64,
+    cuts: &mut dyn FnMut(u64) -> u64,
+) {
     let mut rest = items;
     while !rest.is_empty() {
-        let n = (1 + cuts(5) as usize).min(rest.len());
+        let n = (1 + cuts(max) as usize).min(rest.len());
         let (block, after) = rest.split_at(n);
         let bytes = block.concat();
         if cuts(3) == 0 {
@@ -44,4 +50,27 @@ pub(crate) fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(
         rest = after;
     }
     out.push(0);
+}
+
+/// The tests' random numbers: xorshift64, the same sequence from the same (non-zero) seed.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        assert_ne!(seed, 0, "xorshift stays at 0");
+        Rng(seed)
+    }
+
+    pub(crate) fn next(&mut self) -> u64 {
+        let x = &mut self.0;
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// A number below `m`.
+    pub(crate) fn below(&mut self, m: u64) -> u64 {
+        self.next() % m
+    }
 }

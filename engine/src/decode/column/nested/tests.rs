@@ -1,7 +1,7 @@
 //! Tests of the nested columns: unions assembled from their type ids, and array and map
 //! blocks on the fast path and again value by value.
 
-use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag};
+use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag, Rng};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::error::DecodeErrorKind;
 use crate::schema::Schema;
@@ -18,14 +18,11 @@ fn assembled_unions_equal_validated_ones() {
         r#"{"type":"record","name":"r","fields":[{"name":"u","type":["null","long","string"]}]}"#,
     )
     .unwrap();
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
     let mut block = Vec::new();
     let mut branches = Vec::new();
     for i in 0..1000i64 {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let b = (x % 3) as i64;
+        let b = rng.below(3) as i64;
         zigzag(b, &mut block);
         match b {
             1 => zigzag(i * 7 - 300, &mut block),
@@ -111,31 +108,8 @@ const ITEMS: &str = r#"{"type":"record","name":"r","fields":[
 #[test]
 fn array_and_map_blocks_fast_and_again_value_by_value() {
     let schema = Schema::parse(ITEMS).unwrap();
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
-    // Writes one collection's items in blocks of random counts, some with byte sizes.
-    fn blocks(out: &mut Vec<u8>, items: &[Vec<u8>], cuts: &mut dyn FnMut(u64) -> u64) {
-        let mut rest = items;
-        while !rest.is_empty() {
-            let n = (1 + cuts(4) as usize).min(rest.len());
-            let (block, after) = rest.split_at(n);
-            let bytes: Vec<u8> = block.concat();
-            if cuts(2) == 0 {
-                zigzag(-(n as i64), out);
-                zigzag(bytes.len() as i64, out);
-            } else {
-                zigzag(n as i64, out);
-            }
-            out.extend(bytes);
-            rest = after;
-        }
-        out.push(0);
-    }
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move |m: u64| rng.below(m);
     let mut data = Vec::new();
     let mut expected = Vec::new();
     let rows = 400;
@@ -181,7 +155,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                 v
             })
             .collect();
-        blocks(&mut data, &items, &mut next);
+        blocks(&mut data, &items, 4, &mut next);
         let items: Vec<Vec<u8>> = entries
             .iter()
             .map(|(k, v)| {
@@ -192,7 +166,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                 e
             })
             .collect();
-        blocks(&mut data, &items, &mut next);
+        blocks(&mut data, &items, 4, &mut next);
         let items: Vec<Vec<u8>> = unions
             .iter()
             .map(|u| {
@@ -212,7 +186,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                 e
             })
             .collect();
-        blocks(&mut data, &items, &mut next);
+        blocks(&mut data, &items, 4, &mut next);
         // n: the map's values again, as an array of nullable longs.
         let items: Vec<Vec<u8>> = entries
             .iter()
@@ -222,7 +196,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                 e
             })
             .collect();
-        blocks(&mut data, &items, &mut next);
+        blocks(&mut data, &items, 4, &mut next);
         let longs: Vec<Option<i64>> = entries.iter().map(|(_, v)| *v).collect();
         // r: a union whose second branch is a record holding a nullable long: the record
         // is decoded on the array block's cursor, and a padded index inside it makes the
@@ -252,7 +226,7 @@ fn array_and_map_blocks_fast_and_again_value_by_value() {
                 e
             })
             .collect();
-        blocks(&mut data, &items, &mut next);
+        blocks(&mut data, &items, 4, &mut next);
         expected.push((strings, entries, unions, longs, records));
     }
     for batch_size in [7, 64, 1000] {
@@ -602,13 +576,8 @@ fn nullable_fixed_and_decimals_without_a_branch_match_the_reference() {
     // (0: a `bytes` decimal, of 0 to 17 bytes.)
     let sizes = [3usize, 16, 70, 8, 16, 20, 0, 0];
     let nulls = [0i64, 1, 0, 0, 1, 0, 0, 1];
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next();
     let rows = 1500;
     // Each row encoded plainly and with every index padded.
     let mut encoded: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
@@ -715,13 +684,8 @@ fn nullable_uuids_without_a_branch_match_the_reference() {
         {"name":"b","type":[{"type":"string","logicalType":"uuid"},"null"]}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
     let nulls = [0i64, 1];
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next();
     let hex = b"0123456789abcdefABCDEF";
     let rows = 1500;
     let mut encoded: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
@@ -842,13 +806,8 @@ fn arrays_of_numbers_on_the_record_fast_path() {
         {"name":"f","type":{"type":"array","items":"float"}},
         {"name":"s","type":"string"}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next();
     let rows = 700;
     let mut data = Vec::new();
     let mut expected: [Vec<Vec<u64>>; 4] = Default::default();
@@ -1009,13 +968,8 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
         {"name":"n","type":["null",{"type":"array","items":"double"}]},
         {"name":"m","type":{"type":"map","values":{"type":"array","items":"string"}}}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
+    let mut next = move |m: u64| rng.below(m);
     let rows = 500;
     let mut data = Vec::new();
     let mut tags: Vec<Vec<String>> = Vec::new();
@@ -1033,7 +987,7 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
                 e
             })
             .collect();
-        blocks(&mut data, &items, &mut next);
+        blocks(&mut data, &items, 5, &mut next);
         tags.push(t);
         let n = (next(4) > 0).then(|| (0..next(20)).map(|_| next(u64::MAX)).collect::<Vec<u64>>());
         match &n {
@@ -1041,7 +995,7 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
             Some(values) => {
                 data.push(2);
                 let items: Vec<Vec<u8>> = values.iter().map(|v| v.to_le_bytes().to_vec()).collect();
-                blocks(&mut data, &items, &mut next);
+                blocks(&mut data, &items, 5, &mut next);
             }
         }
         doubles.push(n);
@@ -1064,11 +1018,11 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
                         v
                     })
                     .collect();
-                blocks(&mut e, &items, &mut next);
+                blocks(&mut e, &items, 5, &mut next);
                 e
             })
             .collect();
-        blocks(&mut data, &entries, &mut next);
+        blocks(&mut data, &entries, 5, &mut next);
         maps.push(m);
     }
     for batch_size in [1, 7, 1000] {
@@ -1150,13 +1104,8 @@ fn maps_on_the_fast_path_match_the_reference() {
             {"name":"x","type":"long"},{"name":"y","type":["null","string"]}]}}},
         {"name":"p","type":["null","long"]}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move |m: u64| rng.below(m);
     // (row, encoding) -> one encoded map: `value` encodes entry `i`'s value.
     fn map(
         out: &mut Vec<u8>,
@@ -1172,7 +1121,7 @@ fn maps_on_the_fast_path_match_the_reference() {
                 e
             })
             .collect();
-        blocks(out, &encoded, cuts);
+        blocks(out, &encoded, 5, cuts);
     }
     let rows = 400;
     let mut encodings = [Vec::new(), Vec::new(), Vec::new()];
@@ -1241,7 +1190,7 @@ fn maps_on_the_fast_path_match_the_reference() {
                     item
                 })
                 .collect();
-            blocks(out, &items, &mut cuts);
+            blocks(out, &items, 5, &mut cuts);
             map(out, sizes[5], &mut cuts, &mut |i, o| {
                 zigzag(i as i64 * 1000 - row as i64, o);
                 if i % 2 == 1 {

@@ -2,7 +2,7 @@
 //! leaves, and arrays of records read on the enclosing cursor, against the value-by-value
 //! path.
 
-use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag};
+use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag, Rng};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::schema::Schema;
 use arrow_array::cast::AsArray;
@@ -33,13 +33,8 @@ fn records_nested_deep_match_the_reference() {
             {"name":"q","type":"long"}]}]},
         {"name":"tail","type":"string"}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
-    let mut x = 0x1234_5678_9ABC_DEF1u64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rng = Rng::new(0x1234_5678_9ABC_DEF1);
+    let mut next = move |m: u64| rng.below(m);
     let rows = 700;
     // Plain, some rows padded, every row padded.
     let mut encodings = [Vec::new(), Vec::new(), Vec::new()];
@@ -196,13 +191,8 @@ fn arrays_of_records_on_the_fast_path_match_the_reference() {
         {"name":"aa","type":{"type":"array","items":{"type":"array","items":"Line"}}},
         {"name":"tail","type":"string"}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
-    let mut x = 0x0DDB_1A5E_5BAD_5EEDu64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rng = Rng::new(0x0DDB_1A5E_5BAD_5EED);
+    let mut next = move |m: u64| rng.below(m);
     // One line, as three encodings: plain, padded where `pad`, every index padded.
     let line = |row: usize, i: u64, pad: bool, out: &mut [Vec<u8>; 3]| {
         for (k, o) in out.iter_mut().enumerate() {
@@ -232,14 +222,8 @@ fn arrays_of_records_on_the_fast_path_match_the_reference() {
         }
         let seed = next(u64::MAX);
         for k in 0..3 {
-            let mut s = seed | 1;
-            let mut cuts = move |m: u64| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                s % m
-            };
-            blocks(&mut out[k], &items[k], &mut cuts);
+            let mut rng = Rng::new(seed | 1);
+            blocks(&mut out[k], &items[k], 5, &mut |m| rng.below(m));
         }
     };
     let rows = 300;
@@ -402,13 +386,8 @@ fn arrays_of_flat_records_in_long_and_short_blocks() {
             {"name":"a","type":"double"},{"name":"b","type":"float"}]}}},
         {"name":"tail","type":"string"}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
-    let mut x = 0x5851_F42D_4C95_7F2Du64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut rng = Rng::new(0x5851_F42D_4C95_7F2D);
+    let mut next = move |m: u64| rng.below(m);
     let rows = 400;
     let mut data = Vec::new();
     let (mut xs, mut bs) = (Vec::new(), Vec::new());
@@ -426,23 +405,8 @@ fn arrays_of_flat_records_in_long_and_short_blocks() {
             .map(|i| (i as f64 * 1.5, row as f32 / 3.0))
             .collect();
         // Blocks of 1 to 40 items, a third with byte sizes.
-        let mut write = |items: Vec<Vec<u8>>, data: &mut Vec<u8>| {
-            let mut rest = &items[..];
-            while !rest.is_empty() {
-                let take = (1 + next(40) as usize).min(rest.len());
-                let (block, after) = rest.split_at(take);
-                let bytes = block.concat();
-                if next(3) == 0 {
-                    zigzag(-(take as i64), data);
-                    zigzag(bytes.len() as i64, data);
-                } else {
-                    zigzag(take as i64, data);
-                }
-                data.extend(bytes);
-                rest = after;
-            }
-            data.push(0);
-        };
+        let mut write =
+            |items: Vec<Vec<u8>>, data: &mut Vec<u8>| blocks(data, &items, 40, &mut next);
         write(
             pts.iter()
                 .map(|&(x, y)| {
