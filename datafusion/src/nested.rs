@@ -1,12 +1,15 @@
-//! Nested projection: which fields of a struct column a scan's projection reads. A column
-//! used only through `get_field` chains (`s['a']['b']`, `s.a.b` in SQL) is read as avrow's
-//! dotted paths (`s.a.b`), so the reader decodes only those fields; the batch adapter gives
-//! the pruned struct the table's type back (the fields not read are null, and nothing reads
-//! them).
+//! Struct columns in SQL. Nested projection: which fields of a struct column a scan's
+//! projection reads. A column used only through `get_field` chains (`s['a']['b']`, `s.a.b` in
+//! SQL) is read as avrow's dotted paths (`s.a.b`), so the reader decodes only those fields;
+//! the batch adapter gives the pruned struct the table's type back (the fields not read are
+//! null, and nothing reads them). And a null struct's fields are null in the scan's batches
+//! ([`with_struct_nulls`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use arrow::array::{Array, ArrayRef, AsArray, BooleanArray, RecordBatch, StructArray};
+use arrow::buffer::NullBuffer;
 use arrow::datatypes::{DataType, Schema};
 use datafusion::common::ScalarValue;
 use datafusion::physical_expr::expressions::{Column, Literal};
@@ -109,6 +112,82 @@ pub(crate) fn field_projections<'a>(
         out.insert(field.name().clone(), projections);
     }
     out
+}
+
+/// Whether `schema` has a struct column ([`with_struct_nulls`] changes nothing otherwise).
+pub(crate) fn has_structs(schema: &Schema) -> bool {
+    schema
+        .fields()
+        .iter()
+        .any(|f| matches!(f.data_type(), DataType::Struct(_)))
+}
+
+/// `batch` with each struct's nulls added to its fields' (through structs nested in
+/// structs), so that a field of a null struct is null. The decoder leaves a placeholder
+/// there (0, an empty string), as Arrow allows, and DataFusion 55's `get_field` returns the
+/// field's own values without the struct's nulls (apache/datafusion#25120, fixed after 55):
+/// `s.a IS NULL` was false and `s.a` 0 for a null `s`. Bitmap work only: a column with no
+/// null struct is returned as it is.
+pub(crate) fn with_struct_nulls(batch: RecordBatch) -> datafusion::common::Result<RecordBatch> {
+    let mut columns = batch.columns().to_vec();
+    let mut changed = false;
+    for column in &mut columns {
+        if matches!(column.data_type(), DataType::Struct(_)) {
+            if let Some(pushed) = push_nulls(column, None)? {
+                *column = pushed;
+                changed = true;
+            }
+        }
+    }
+    if !changed {
+        return Ok(batch);
+    }
+    Ok(RecordBatch::try_new(batch.schema(), columns)?)
+}
+
+/// `array` null where `parent` (its struct's nulls) is, and the same for its own fields if
+/// it is a struct; `None` if that changes nothing.
+fn push_nulls(
+    array: &ArrayRef,
+    parent: Option<&NullBuffer>,
+) -> datafusion::common::Result<Option<ArrayRef>> {
+    let masked = match parent {
+        // (Unions and the null type have no validity of their own to add to.)
+        Some(parent)
+            if !matches!(
+                array.data_type(),
+                DataType::Union(..) | DataType::Null | DataType::RunEndEncoded(..)
+            ) && !array
+                .logical_nulls()
+                .is_some_and(|own| own.contains(parent)) =>
+        {
+            let null_parent = BooleanArray::new(!parent.inner(), None);
+            Some(arrow::compute::nullif(array.as_ref(), &null_parent)?)
+        }
+        _ => None,
+    };
+    let current = masked.as_ref().unwrap_or(array);
+    let DataType::Struct(fields) = current.data_type() else {
+        return Ok(masked);
+    };
+    let s = current.as_struct();
+    let nulls = s.nulls().filter(|n| n.null_count() > 0);
+    let mut children = s.columns().to_vec();
+    let mut changed = false;
+    for child in &mut children {
+        if let Some(pushed) = push_nulls(child, nulls)? {
+            *child = pushed;
+            changed = true;
+        }
+    }
+    if !changed {
+        return Ok(masked);
+    }
+    Ok(Some(Arc::new(StructArray::try_new(
+        fields.clone(),
+        children,
+        s.nulls().cloned(),
+    )?)))
 }
 
 #[cfg(test)]

@@ -457,6 +457,8 @@ struct Scan {
     adapter: datafusion::physical_expr_adapter::BatchAdapter,
     /// Rows only (no column is read: `count(*)` without statistics).
     rows_only: Option<SchemaRef>,
+    /// Whether the batches have struct columns ([`nested::with_struct_nulls`]).
+    structs: bool,
 }
 
 impl Scan {
@@ -544,11 +546,13 @@ impl Scan {
         } else {
             Arc::clone(projected)
         };
+        let structs = nested::has_structs(&target);
         let adapter = BatchAdapterFactory::new(target).make_adapter(&read)?;
         Ok(Scan {
             reader,
             adapter,
             rows_only: rows_only.then(|| Arc::clone(projected)),
+            structs,
         })
     }
 
@@ -559,6 +563,7 @@ impl Scan {
             mut reader,
             adapter,
             rows_only,
+            structs,
         } = self;
         let mut rows = 0usize;
         let mut done = false;
@@ -577,7 +582,10 @@ impl Scan {
                         vec![],
                         &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
                     )?),
-                    None => adapter.adapt_batch(&b),
+                    None => adapter.adapt_batch(&b).and_then(|b| match structs {
+                        true => nested::with_struct_nulls(b),
+                        false => Ok(b),
+                    }),
                 });
             match &item {
                 Ok(b) => {
