@@ -82,35 +82,7 @@ impl ArrowInput {
                     .with_context(|| format!("{name}: not a readable Arrow IPC stream"))?;
                     (r.schema(), Box::new(r.map(|b| b.map_err(Into::into))))
                 }
-                InputFormat::Parquet => {
-                    let builder =
-                        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
-                            file,
-                        )
-                        .with_context(|| format!("{name}: not a readable Parquet file"))?;
-                    // The file's key-value metadata (where avrow puts the Avro schema it read)
-                    // on the Arrow schema, as the IPC formats carry it.
-                    let mut metadata = builder.schema().metadata().clone();
-                    for kv in builder
-                        .metadata()
-                        .file_metadata()
-                        .key_value_metadata()
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Some(v) = &kv.value {
-                            if !metadata.contains_key(&kv.key) {
-                                metadata.insert(kv.key.clone(), v.clone());
-                            }
-                        }
-                    }
-                    let r = builder.with_batch_size(batch_size).build()?;
-                    let schema = std::sync::Arc::new(
-                        arrow::datatypes::Schema::new(r.schema().fields().clone())
-                            .with_metadata(metadata),
-                    );
-                    (schema, Box::new(r.map(|b| b.map_err(Into::into))))
-                }
+                InputFormat::Parquet => open_parquet(&name, file, batch_size)?,
                 InputFormat::Avro => unreachable!("Avro inputs are read by avrow"),
             };
         if columns.is_empty() {
@@ -138,6 +110,154 @@ impl ArrowInput {
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
     }
+}
+
+/// Batches of an Arrow IPC or Parquet file, as [`ArrowInput`] holds them.
+type Batches = Box<dyn Iterator<Item = Result<RecordBatch>>>;
+
+/// A Parquet file's schema and batches, the file's key-value metadata (where avrow puts the
+/// Avro schema it read) on the Arrow schema, as the IPC formats carry it.
+///
+/// Columns stored as Parquet `INTERVAL` (months, days and milliseconds: Avro's `duration`,
+/// as avrow writes it) read as `Interval(MonthDayNano)`: arrow's Parquet reader reads them
+/// either as `Interval(DayTime)`, without the months, or as `Interval(YearMonth)`, months
+/// only, so a top-level one is read both ways (a second reader over those columns alone)
+/// and the two joined. One inside a group is refused rather than read without its months.
+fn open_parquet(
+    name: &str,
+    file: std::fs::File,
+    batch_size: usize,
+) -> Result<(SchemaRef, Batches)> {
+    use arrow::array::{Array, AsArray, PrimitiveArray};
+    use arrow::datatypes::{
+        DataType, IntervalDayTimeType, IntervalMonthDayNano, IntervalMonthDayNanoType,
+        IntervalUnit, IntervalYearMonthType, Schema,
+    };
+    use parquet::arrow::arrow_reader::{ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+    use parquet::arrow::ProjectionMask;
+    use std::sync::Arc;
+
+    let clone = || {
+        file.try_clone()
+            .with_context(|| format!("cannot open {name}"))
+    };
+    let (main_file, months_file) = (clone()?, clone()?);
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .with_context(|| format!("{name}: not a readable Parquet file"))?;
+    let mut metadata = builder.schema().metadata().clone();
+    for kv in builder
+        .metadata()
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+    {
+        if let Some(v) = &kv.value {
+            if !metadata.contains_key(&kv.key) {
+                metadata.insert(kv.key.clone(), v.clone());
+            }
+        }
+    }
+    // The top-level INTERVAL columns (their indexes among the Arrow schema's fields).
+    let descr = builder.parquet_schema();
+    let mut intervals: Vec<usize> = Vec::new();
+    for (leaf, column) in descr.columns().iter().enumerate() {
+        if column.converted_type() != parquet::basic::ConvertedType::INTERVAL {
+            continue;
+        }
+        if column.path().parts().len() != 1 {
+            anyhow::bail!(
+                "{name}: column {} is a Parquet INTERVAL inside a group, which arrow's Parquet \
+                 reader reads without its months: unsupported (top-level INTERVAL columns are \
+                 read)",
+                column.path()
+            );
+        }
+        intervals.push(descr.get_column_root_idx(leaf));
+    }
+    if intervals.is_empty() {
+        let main = builder.with_batch_size(batch_size).build()?;
+        let schema = Arc::new(Schema::new(main.schema().fields().clone()).with_metadata(metadata));
+        return Ok((schema, Box::new(main.map(|b| b.map_err(Into::into)))));
+    }
+    // The INTERVAL columns read as `unit`, the others as the file says.
+    let file_fields = builder.schema().fields().clone();
+    let read_as = |unit: IntervalUnit| {
+        let fields: Vec<_> = file_fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match intervals.contains(&i) {
+                true => Arc::new(f.as_ref().clone().with_data_type(DataType::Interval(unit))),
+                false => Arc::clone(f),
+            })
+            .collect();
+        ArrowReaderOptions::new().with_schema(Arc::new(Schema::new(fields)))
+    };
+    let main = ParquetRecordBatchReaderBuilder::try_new_with_options(
+        main_file,
+        read_as(IntervalUnit::DayTime),
+    )?
+    .with_batch_size(batch_size)
+    .build()?;
+    let fields = main.schema().fields().clone();
+    // The same file again, its INTERVAL columns alone, as months.
+    let months = ParquetRecordBatchReaderBuilder::try_new_with_options(
+        months_file,
+        read_as(IntervalUnit::YearMonth),
+    )?;
+    let mask = ProjectionMask::roots(months.parquet_schema(), intervals.iter().copied());
+    let months = months
+        .with_projection(mask)
+        .with_batch_size(batch_size)
+        .build()?;
+    let out_fields: Vec<_> = fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match intervals.contains(&i) {
+            true => Arc::new(
+                f.as_ref()
+                    .clone()
+                    .with_data_type(DataType::Interval(IntervalUnit::MonthDayNano)),
+            ),
+            false => Arc::clone(f),
+        })
+        .collect();
+    let schema = Arc::new(Schema::new(out_fields).with_metadata(metadata));
+    let out = Arc::clone(&schema);
+    let name = name.to_string();
+    let batches = main.zip(months).map(move |(days, months)| {
+        let (days, months) = (days?, months?);
+        let mut columns = days.columns().to_vec();
+        // (In the file's order, as the projection keeps them: the k-th is column k.)
+        for (k, &i) in intervals.iter().enumerate() {
+            let d = columns[i].as_primitive::<IntervalDayTimeType>();
+            let m = months.column(k).as_primitive::<IntervalYearMonthType>();
+            // Parquet's three parts are unsigned: milliseconds up to 2^32 - 1 fit in
+            // nanoseconds; months and days must fit Arrow's `i32`.
+            let mut values = Vec::with_capacity(d.len());
+            for (row, (d, &m)) in d.values().iter().zip(m.values()).enumerate() {
+                if (m < 0 || d.days < 0) && columns[i].is_valid(row) {
+                    anyhow::bail!(
+                        "{name}: column {}, row {row}: an INTERVAL of 2^31 months or days or \
+                         more, which Arrow's MonthDayNano interval cannot hold",
+                        out.field(i).name()
+                    );
+                }
+                values.push(IntervalMonthDayNano::new(
+                    m,
+                    d.days,
+                    i64::from(d.milliseconds as u32) * 1_000_000,
+                ));
+            }
+            let nulls = columns[i].nulls().cloned();
+            columns[i] = Arc::new(PrimitiveArray::<IntervalMonthDayNanoType>::new(
+                values.into(),
+                nulls,
+            ));
+        }
+        Ok(RecordBatch::try_new(Arc::clone(&out), columns)?)
+    });
+    Ok((schema, Box::new(batches)))
 }
 
 impl Iterator for ArrowInput {
