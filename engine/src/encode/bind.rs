@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 /// A plan bound to one array of a batch.
 pub(crate) struct Bound<'a> {
-    pub(super) nulls: Option<&'a NullBuffer>,
+    /// The array's logical nulls (a dictionary's null values among them): an `Arc` clone,
+    /// once a batch.
+    pub(super) nulls: Option<NullBuffer>,
     pub(super) path: Arc<str>,
     pub(super) kind: Kind<'a>,
 }
@@ -147,11 +149,13 @@ pub(crate) fn bind<'a>(plan: &'a Plan, array: &'a dyn Array, path: Arc<str>) -> 
             }
         }
     };
-    Bound {
-        nulls: array.nulls(),
-        path,
-        kind,
-    }
+    let nulls = match array.data_type() {
+        // A key may point at a null value: the value is null (for the dictionary's plan and
+        // for the union branch around it).
+        DataType::Dictionary(..) => array.logical_nulls(),
+        _ => array.nulls().cloned(),
+    };
+    Bound { nulls, path, kind }
 }
 
 pub(super) fn child(parent: &str, name: &str) -> Arc<str> {

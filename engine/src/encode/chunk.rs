@@ -162,7 +162,7 @@ impl Bound<'_> {
                 }
             };
         }
-        match (&self.kind, self.nulls) {
+        match (&self.kind, self.nulls.as_ref()) {
             (
                 Kind::Int {
                     values: Ints::I64(v),

@@ -246,13 +246,23 @@ impl<'a> Builder<'a> {
             });
         }
         if matches!(t, DataType::Null) {
+            // Every value is the union's `null` branch: its index, then nothing.
             return match null {
-                Some(_) => Ok(Plan::Null),
+                Some(index) => Ok(Plan::Branch {
+                    index,
+                    null,
+                    value: Box::new(Plan::Null),
+                }),
                 None => Err(Self::fail(path, "a Null column needs a union with null")),
             };
         }
-        // A plain column: the first non-null branch it fits.
-        for (i, b) in branches.iter().enumerate() {
+        // A plain column: the branch of its own Avro type (the one a derived schema gives it:
+        // strings as `string` in `["bytes", "string"]`, Int64 as `long` in `["int", "long"]`),
+        // else the first non-null branch it fits.
+        let natural = branches.iter().position(|b| self.natural(t, b));
+        let order = natural.into_iter().chain(0..branches.len());
+        for i in order {
+            let b = &branches[i];
             if matches!(b, Node::Primitive(Primitive::Null, _)) {
                 continue;
             }
@@ -268,6 +278,27 @@ impl<'a> Builder<'a> {
             path,
             format!("{t} matches no branch of the Avro union"),
         ))
+    }
+
+    /// Whether `node` is the Avro type a column of `t` is written as when nothing says
+    /// otherwise (as `derive` gives it): its branch of choice in a union.
+    fn natural(&self, t: &DataType, node: &Node) -> bool {
+        use DataType as D;
+        let want = match t {
+            D::Boolean => Primitive::Boolean,
+            D::Int8 | D::Int16 | D::Int32 | D::UInt8 | D::UInt16 => Primitive::Int,
+            D::Int64 | D::UInt32 | D::UInt64 => Primitive::Long,
+            D::Float16 | D::Float32 => Primitive::Float,
+            D::Float64 => Primitive::Double,
+            D::Utf8 | D::LargeUtf8 | D::Utf8View => Primitive::String,
+            D::Binary | D::LargeBinary | D::BinaryView => Primitive::Bytes,
+            D::Dictionary(..) => {
+                return matches!(node, Node::Named(i)
+                    if matches!(self.schema.named(*i).def, NamedDef::Enum(_)));
+            }
+            _ => return false,
+        };
+        matches!(node, Node::Primitive(p, None) if *p == want)
     }
 
     /// The plan for a non-union Avro type.

@@ -34,7 +34,7 @@ impl<'a> Bound<'a> {
 
     /// Append the value at `i` (`row`: the batch row it belongs to, for errors).
     pub(crate) fn write(&self, i: usize, row: usize, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-        if let Some(n) = self.nulls {
+        if let Some(n) = &self.nulls {
             if n.is_null(i) {
                 return match &self.kind {
                     Kind::Null => Ok(()),
@@ -197,7 +197,7 @@ impl<'a> Bound<'a> {
                 let (start, end) = offsets.range(i);
                 if end > start {
                     put_long(out, (end - start) as i64);
-                    match (&item.kind, item.nulls) {
+                    match (&item.kind, item.nulls.as_ref()) {
                         // Items of no bytes (nulls, records of nulls): nothing to write for
                         // any number of them (a list may hold billions, as the decoder
                         // produces them in O(1)).
@@ -273,7 +273,7 @@ impl<'a> Bound<'a> {
                 };
                 let k = if *dense { array.value_offset(i) } else { i };
                 // A null in the selected child is the union's null, where it has one.
-                match (null, value.nulls) {
+                match (null, value.nulls.as_ref()) {
                     (Some(n), Some(nulls)) if nulls.is_null(k) => put_long(out, i64::from(*n)),
                     _ => {
                         put_long(out, i64::from(*index));
@@ -312,7 +312,7 @@ impl<'a> Bound<'a> {
         row: usize,
         out: &mut Vec<u8>,
     ) -> Result<(), EncodeError> {
-        match (&self.kind, self.nulls) {
+        match (&self.kind, self.nulls.as_ref()) {
             (
                 Kind::Branch {
                     index,
@@ -555,6 +555,139 @@ mod tests {
             bound.write_record(r, r, &mut one_by_one).unwrap();
         }
         assert_eq!(chunked, one_by_one);
+    }
+
+    #[test]
+    fn plain_columns_take_the_union_branch_of_their_own_type() {
+        // Not the first branch the column could be written as: a string stays a string in
+        // `["bytes", "string"]`, 2^40 a long in `["int", "long"]` (`int` failed), a float a
+        // float in `["double", "float"]`, bytes that are not UTF-8 bytes in `["string", "bytes"]`.
+        use crate::schema::Schema;
+        use arrow_array::{
+            ArrayRef, BinaryArray, Float32Array, Int64Array, RecordBatch, StringArray,
+        };
+        let cases: [(&str, ArrayRef, Vec<u8>); 4] = [
+            (
+                r#"["bytes","string"]"#,
+                Arc::new(StringArray::from(vec!["a"])),
+                vec![2, 2, b'a'],
+            ),
+            (
+                r#"["int","long"]"#,
+                Arc::new(Int64Array::from(vec![1i64 << 40])),
+                {
+                    let mut e = vec![2];
+                    put_long(&mut e, 1 << 40);
+                    e
+                },
+            ),
+            (
+                r#"["double","float"]"#,
+                Arc::new(Float32Array::from(vec![1.5f32])),
+                {
+                    let mut e = vec![2];
+                    e.extend(1.5f32.to_le_bytes());
+                    e
+                },
+            ),
+            (
+                r#"["string","bytes"]"#,
+                Arc::new(BinaryArray::from(vec![&[0xffu8][..]])),
+                vec![2, 2, 0xff],
+            ),
+        ];
+        for (union, array, expected) in cases {
+            let avro = Schema::parse(&format!(
+                r#"{{"type":"record","name":"r","fields":[{{"name":"c","type":{union}}}]}}"#
+            ))
+            .unwrap();
+            let batch = RecordBatch::try_from_iter([("c", array)]).unwrap();
+            let plan = super::super::EncodePlan::new(batch.schema(), avro).unwrap();
+            let mut out = Vec::new();
+            plan.encode(&batch, &mut out).unwrap();
+            assert_eq!(out, expected, "{union}");
+        }
+    }
+
+    #[test]
+    fn null_values_of_a_dictionary_are_nulls() {
+        // pyarrow's `dictionary_encode(null_encoding="encode")`: the null is a value the
+        // keys point at, not a null key.
+        use crate::schema::Schema;
+        use arrow_array::{DictionaryArray, Int32Array, RecordBatch, StringArray};
+        let dict = DictionaryArray::new(
+            Int32Array::from(vec![0, 1, 0]),
+            Arc::new(StringArray::from(vec![Some("x"), None])),
+        );
+        let batch = RecordBatch::try_from_iter_with_nullable([(
+            "c",
+            Arc::new(dict) as arrow_array::ArrayRef,
+            true,
+        )])
+        .unwrap();
+        for (union, expected) in [
+            (r#"["null","string"]"#, vec![2, 2, b'x', 0, 2, 2, b'x']),
+            (r#"["string","null"]"#, vec![0, 2, b'x', 2, 0, 2, b'x']),
+        ] {
+            let avro = Schema::parse(&format!(
+                r#"{{"type":"record","name":"r","fields":[{{"name":"c","type":{union}}}]}}"#
+            ))
+            .unwrap();
+            let plan = super::super::EncodePlan::new(batch.schema(), avro).unwrap();
+            let mut out = Vec::new();
+            plan.encode(&batch, &mut out).unwrap();
+            assert_eq!(out, expected, "{union}");
+        }
+        // Derived from a nullable field: `["null", "string"]`.
+        let plan = super::super::EncodePlan::new(
+            batch.schema(),
+            super::super::avro_schema_for(batch.schema_ref()).unwrap(),
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        plan.encode(&batch, &mut out).unwrap();
+        assert_eq!(out.len(), 7);
+    }
+
+    #[test]
+    fn null_columns_write_the_null_branch_of_their_union() {
+        // A Null column (`pyarrow.nulls`, a column of None in polars) against a union with
+        // `null`: each value is that branch's index (it was written as nothing, and the
+        // next column's bytes read as the index). Narrow records (value by value) and wide
+        // ones (column chunks).
+        use crate::schema::Schema;
+        use arrow_array::{ArrayRef, Int64Array, NullArray, RecordBatch};
+        for (union, byte) in [
+            (r#"["null","string"]"#, 0u8),
+            (r#"["long","null"]"#, 2),
+            (r#"["null"]"#, 0),
+        ] {
+            for longs in [1usize, 40] {
+                let mut fields = format!(r#"{{"name":"n","type":{union}}}"#);
+                let mut columns = vec![("n".to_string(), Arc::new(NullArray::new(3)) as ArrayRef)];
+                for c in 0..longs {
+                    fields.push_str(&format!(r#",{{"name":"x{c}","type":"long"}}"#));
+                    let values = Int64Array::from_iter_values((0..3).map(|r| r * 100 + c as i64));
+                    columns.push((format!("x{c}"), Arc::new(values) as ArrayRef));
+                }
+                let avro = Schema::parse(&format!(
+                    r#"{{"type":"record","name":"r","fields":[{fields}]}}"#
+                ))
+                .unwrap();
+                let batch = RecordBatch::try_from_iter(columns).unwrap();
+                let plan = super::super::EncodePlan::new(batch.schema(), avro).unwrap();
+                let mut out = Vec::new();
+                plan.encode(&batch, &mut out).unwrap();
+                let mut expected = Vec::new();
+                for r in 0..3 {
+                    expected.push(byte);
+                    for c in 0..longs {
+                        put_long(&mut expected, r * 100 + c as i64);
+                    }
+                }
+                assert_eq!(out, expected, "{union}, {longs} longs");
+            }
+        }
     }
 
     #[test]
