@@ -44,6 +44,12 @@ pub enum DecodeErrorKind {
         /// Encoded length in bytes.
         len: usize,
     },
+    /// A decimal value with more digits than its schema's precision (a writer that did not
+    /// check it): Arrow's decimal arrays must not hold it.
+    DecimalPrecision {
+        /// The schema's precision.
+        precision: u8,
+    },
     /// A duration whose months or days do not fit Arrow's signed 32-bit fields.
     DurationOverflow {
         /// Months as encoded.
@@ -207,6 +213,10 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::DecimalOverflow { len } => {
                 write!(f, "decimal value of {len} bytes does not fit its Arrow decimal type")
             }
+            DecodeErrorKind::DecimalPrecision { precision } => write!(
+                f,
+                "decimal value with more than its precision's {precision} digits"
+            ),
             DecodeErrorKind::DurationOverflow { months, days } => write!(
                 f,
                 "duration of {months} months and {days} days does not fit Arrow's Interval(MonthDayNano)"

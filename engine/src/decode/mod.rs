@@ -297,7 +297,7 @@ impl RecordDecoder {
             let result = self
                 .root
                 .append_zero_size(n)
-                .and_then(|()| self.root.validate_utf8());
+                .and_then(|()| self.root.validate_values());
             if result.is_err() {
                 self.root.truncate(before);
             }
@@ -315,20 +315,21 @@ impl RecordDecoder {
         } else {
             crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, PLAIN_ROWS>(k, data, pos, n, false))
         }
-        .and_then(|()| self.root.validate_utf8());
+        .and_then(|()| self.root.validate_values());
         let Err(first) = result else {
             return Ok(());
         };
-        // Something failed: decode the same records again, checking every string as it is
-        // read, so that the error (also an invalid string found by the per-buffer check) names
-        // its record, field and byte offset, and the rows before it are complete and valid.
+        // Something failed: decode the same records again, checking every string (and
+        // decimal) as it is read, so that the error (also an invalid string or a decimal past
+        // its precision found by the per-buffer check) names its record, field and byte
+        // offset, and the rows before it are complete and valid.
         self.root.truncate(before);
         let mut again = start;
         let recheck = crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, PLAIN_ROWS>(k, data, &mut again, n, true));
         let error = recheck.err().unwrap_or(first);
         self.root.truncate(self.root.len);
-        // The complete rows' strings were each checked; record that (it cannot fail now).
-        if self.root.validate_utf8().is_err() {
+        // The complete rows' values were each checked; record that (it cannot fail now).
+        if self.root.validate_values().is_err() {
             self.root.truncate(before);
         }
         Err(error)

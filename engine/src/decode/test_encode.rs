@@ -74,3 +74,14 @@ impl Rng {
         self.next() % m
     }
 }
+
+/// A decimal's big-endian two's-complement bytes kept to their last `keep` significant
+/// bytes (those before set to the sign), so that it stays within its schema's precision
+/// while its length, sign bytes included, stays what the test chose.
+pub(crate) fn within(v: &mut [u8], keep: usize) {
+    if v.len() > keep && keep > 0 {
+        let cut = v.len() - keep;
+        let fill = if v[cut] & 0x80 != 0 { 0xff } else { 0 };
+        v[..cut].fill(fill);
+    }
+}

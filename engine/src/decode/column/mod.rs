@@ -423,10 +423,7 @@ impl Column {
                 }
             }
             Column::Enum(e) => e.keys.truncate(len),
-            Column::Decimal(d) => {
-                d.narrow.truncate(len);
-                d.wide.truncate(len);
-            }
+            Column::Decimal(d) => d.truncate(len),
             Column::Duration(v) => v.truncate(len),
             Column::List(l) => {
                 l.offsets.truncate(len + 1);
@@ -585,21 +582,23 @@ impl Column {
         }
     }
 
-    /// Validate the UTF-8 of string values appended since the last call.
-    pub(crate) fn validate_utf8(&mut self) -> Result<(), DecodeError> {
+    /// Validate the values appended since the last call that the decoding loops leave
+    /// unchecked: strings' UTF-8 and decimals' precision.
+    pub(crate) fn validate_values(&mut self) -> Result<(), DecodeError> {
         let utf8 = |b: &mut BytesCol| b.validate_utf8().map_err(|k| DecodeError::new(k, 0));
         match self {
             Column::Bytes(b) => utf8(b),
-            Column::List(l) => l.child.validate_utf8(),
+            Column::List(l) => l.child.validate_values(),
             Column::Map(m) => {
                 utf8(&mut m.keys)?;
-                m.values.validate_utf8()
+                m.values.validate_values()
             }
-            Column::Struct(s) => s.validate_utf8(),
-            Column::Nullable(n) => n.child.validate_utf8(),
-            Column::Union(u) => u.children.iter_mut().try_for_each(Column::validate_utf8),
-            Column::Default(d) => d.column.validate_utf8(),
-            Column::Resolved(r) => r.out.validate_utf8(),
+            Column::Struct(s) => s.validate_values(),
+            Column::Nullable(n) => n.child.validate_values(),
+            Column::Union(u) => u.children.iter_mut().try_for_each(Column::validate_values),
+            Column::Default(d) => d.column.validate_values(),
+            Column::Resolved(r) => r.out.validate_values(),
+            Column::Decimal(d) => d.validate_precision().map_err(|k| DecodeError::new(k, 0)),
             _ => Ok(()),
         }
     }

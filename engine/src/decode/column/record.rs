@@ -500,9 +500,9 @@ impl StructCol {
         Ok(())
     }
 
-    pub(crate) fn validate_utf8(&mut self) -> Result<(), DecodeError> {
+    pub(crate) fn validate_values(&mut self) -> Result<(), DecodeError> {
         for (i, col) in self.columns.iter_mut().enumerate() {
-            col.validate_utf8()
+            col.validate_values()
                 .map_err(|e| e.in_field(&self.names[i]))?;
         }
         Ok(())

@@ -7,6 +7,7 @@ use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
 use crate::error::{DecodeError, DecodeErrorKind};
 use crate::varint::{unzigzag64, Kernel};
+use arrow_array::types::{Decimal256Type, DecimalType};
 use arrow_array::{ArrayRef, Decimal128Array, Decimal256Array, StringArray};
 use arrow_buffer::{i256, NullBuffer};
 use arrow_schema::DataType;
@@ -176,6 +177,8 @@ pub(crate) struct DecimalCol {
     pub(super) narrow: Vec<i128>,
     pub(super) wide: Vec<i256>,
     is_wide: bool,
+    /// Values whose precision [`DecimalCol::validate_precision`] has checked.
+    pub(super) checked: usize,
 }
 
 impl DecimalCol {
@@ -196,6 +199,7 @@ impl DecimalCol {
             narrow: Vec::new(),
             wide: Vec::new(),
             is_wide: precision > 38,
+            checked: 0,
         }
     }
 
@@ -254,6 +258,20 @@ impl DecimalCol {
             DecimalSource::Fixed(n) => c.take(n)?,
         };
         if self.push_at(c.buf, c.pos, b) {
+            // (The value-by-value path names the record that `validate_precision` found.)
+            let checked = self.checked;
+            self.checked = self.len() - 1;
+            let fits = self.validate_precision().is_ok();
+            self.checked = checked;
+            if !fits {
+                self.truncate(self.len() - 1);
+                return Err(DecodeError::new(
+                    DecodeErrorKind::DecimalPrecision {
+                        precision: self.precision,
+                    },
+                    start,
+                ));
+            }
             Ok(())
         } else {
             Err(DecodeError::new(
@@ -365,7 +383,58 @@ impl DecimalCol {
         }
     }
 
+    fn len(&self) -> usize {
+        if self.is_wide {
+            self.wide.len()
+        } else {
+            self.narrow.len()
+        }
+    }
+
+    /// Keep the first `len` values.
+    pub(super) fn truncate(&mut self, len: usize) {
+        self.narrow.truncate(len);
+        self.wide.truncate(len);
+        self.checked = self.checked.min(len);
+    }
+
+    /// Check that the values appended since the last call have at most the schema's
+    /// precision in digits (the bytes only bound them by their length): Arrow's decimal
+    /// arrays must not hold more, and pyarrow's Parquet writer, for one, stores such a value
+    /// cut. One pass over the new values, without a branch a value; which record is bad is
+    /// found by decoding again ([`DecimalCol::decode`] checks each value).
+    pub(super) fn validate_precision(&mut self) -> Result<(), DecodeErrorKind> {
+        let p = self.precision;
+        let fits = if self.is_wide {
+            self.wide[self.checked..].iter().fold(true, |ok, &v| {
+                ok & Decimal256Type::is_valid_decimal_precision(v, p)
+            })
+        } else if p <= 18 {
+            // Within an i64 (the high word the low word's sign) and -max <= v <= max, as one
+            // unsigned comparison: 64-bit operations only, no branch.
+            let max = 10i64.pow(u32::from(p)) - 1;
+            let span = (2 * max) as u64;
+            self.narrow[self.checked..].iter().fold(0u64, |out, &v| {
+                let (lo, hi) = (v as i64, (v >> 64) as i64);
+                out | (hi ^ (lo >> 63)) as u64 | u64::from(lo.wrapping_add(max) as u64 > span)
+            }) == 0
+        } else {
+            // -max <= v <= max as one unsigned comparison (2 max < 2^128 for p <= 38).
+            let max = 10i128.pow(u32::from(p)) - 1;
+            let span = 2 * max as u128;
+            self.narrow[self.checked..].iter().fold(0u8, |out, &v| {
+                out | u8::from(v.wrapping_add(max) as u128 > span)
+            }) == 0
+        };
+        if !fits {
+            return Err(DecodeErrorKind::DecimalPrecision { precision: p });
+        }
+        self.checked = self.len();
+        Ok(())
+    }
+
     pub(super) fn finish(&mut self, nulls: Option<NullBuffer>, pool: &Arc<BufferPool>) -> ArrayRef {
+        self.checked = 0;
         if self.is_wide {
             let values = pool.scalar(std::mem::take(&mut self.wide));
             Arc::new(
@@ -649,8 +718,15 @@ mod tests {
         let sizes = [8, 16, 3, 20];
         let mut x = 0x2545_F491_4F6C_DD1Du64;
         let rows = 700;
+        // Significant bytes each precision holds (2^55 < 10^18, 2^119 < 10^38, 2^15 < 10^6,
+        // 2^143 < 10^45).
+        let keep = [7, 15, 2, 18];
         let values: Vec<Vec<u8>> = (0..rows * sizes.len())
-            .map(|i| (0..sizes[i % 4]).map(|_| edge_byte(&mut x)).collect())
+            .map(|i| {
+                let mut v: Vec<u8> = (0..sizes[i % 4]).map(|_| edge_byte(&mut x)).collect();
+                crate::decode::test_encode::within(&mut v, keep[i % 4]);
+                v
+            })
             .collect();
         for lead in [false, true] {
             let schema = Schema::parse(&format!(
@@ -723,5 +799,92 @@ mod tests {
             matches!(error.kind(), DecodeErrorKind::DecimalOverflow { len: 17 }),
             "{error}"
         );
+    }
+
+    /// A decimal with more digits than its precision (a writer that did not check) is an
+    /// error naming its record, field and offset, in `bytes` and `fixed`, plain and in a
+    /// union, `Decimal128` and `Decimal256`; the rows before it are kept.
+    #[test]
+    fn decimals_past_their_precision_are_errors() {
+        use crate::decode::test_encode::zigzag;
+        use crate::decode::{DecodeOptions, DecodePlan};
+        use crate::schema::Schema;
+        let bytes = |v: &[u8]| {
+            let mut e = Vec::new();
+            zigzag(v.len() as i64, &mut e);
+            e.extend(v);
+            e
+        };
+        let cases: [(&str, Vec<u8>, Vec<u8>); 4] = [
+            // 10^38 - 1 fits thirty-eight digits, -10^38 does not (the bound of Decimal128).
+            (
+                r#"{"type":"fixed","name":"F","size":16,"logicalType":"decimal","precision":38,"scale":0}"#,
+                (10i128.pow(38) - 1).to_be_bytes().to_vec(),
+                (-(10i128.pow(38))).to_be_bytes().to_vec(),
+            ),
+            // 9999 fits four digits, 0x7fffffff (2147483647) does not.
+            (
+                r#"{"type":"bytes","logicalType":"decimal","precision":4,"scale":0}"#,
+                bytes(&[0x27, 0x0f]),
+                bytes(&[0x7f, 0xff, 0xff, 0xff]),
+            ),
+            // 10^18 - 1 fits eighteen digits, i64::MAX does not.
+            (
+                r#"{"type":"fixed","name":"F","size":8,"logicalType":"decimal","precision":18,"scale":2}"#,
+                (10i64.pow(18) - 1).to_be_bytes().to_vec(),
+                i64::MAX.to_be_bytes().to_vec(),
+            ),
+            // Decimal256: 2^127 fits forty digits, 2^135 (41 digits) does not.
+            (
+                r#"{"type":"bytes","logicalType":"decimal","precision":40,"scale":0}"#,
+                bytes(&{
+                    let mut v = vec![0u8; 17];
+                    v[1] = 0x80;
+                    v
+                }),
+                bytes(&[0x00, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]),
+            ),
+        ];
+        for (ty, good, bad) in cases {
+            let schema = Schema::parse(&format!(
+                r#"{{"type":"record","name":"r","fields":[{{"name":"a","type":{ty}}},{{"name":"b","type":["null",{{"type":"record","name":"In","fields":[{{"name":"c","type":{}}}]}}]}}]}}"#,
+                ty.replace(r#""name":"F""#, r#""name":"G""#)
+            ))
+            .unwrap();
+            for (bad_in_b, bad_row) in [(false, 0usize), (false, 3), (true, 5)] {
+                let mut block = Vec::new();
+                let mut offset = 0;
+                for row in 0..8 {
+                    let (a, c) = match (row == bad_row, bad_in_b) {
+                        (true, false) => (&bad, &good),
+                        (true, true) => (&good, &bad),
+                        _ => (&good, &good),
+                    };
+                    if row == bad_row && !bad_in_b {
+                        offset = block.len();
+                    }
+                    block.extend(a);
+                    block.push(2);
+                    if row == bad_row && bad_in_b {
+                        offset = block.len();
+                    }
+                    block.extend(c);
+                }
+                let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+                    .unwrap()
+                    .decoder();
+                let error = decoder.decode_block(&block, 8).unwrap_err();
+                assert!(
+                    matches!(error.kind(), DecodeErrorKind::DecimalPrecision { .. }),
+                    "{ty}: {error}"
+                );
+                assert_eq!(error.record(), Some(bad_row as u64), "{ty}: {error}");
+                let path = if bad_in_b { "b.c" } else { "a" };
+                assert_eq!(error.field_path(), path, "{ty}: {error}");
+                assert_eq!(error.offset(), offset, "{ty}: {error}");
+                let kept = decoder.flush().unwrap();
+                assert_eq!(kept.iter().map(|b| b.num_rows()).sum::<usize>(), bad_row);
+            }
+        }
     }
 }
