@@ -1,7 +1,7 @@
 //! [`ReaderBuilder`]: options, then a source (path, paths, bytes or stream) → [`Reader`].
 
 use crate::error::{Error, Result};
-use crate::parallel::{available_threads, pool_for, unit_bytes, Parallel};
+use crate::parallel::{available_threads, max_threads, pool_for, unit_bytes, Parallel};
 use crate::reader::{Engine, Reader};
 use crate::sequential::Sequential;
 use crate::source::{BlockSource, FileInput, OpenOptions};
@@ -181,7 +181,8 @@ impl ReaderBuilder {
 
     /// Decoding threads: `1` decodes on the caller's thread with no pool; `0` (the default)
     /// uses every core. Inputs of a single work unit (a few MB) are always decoded on the
-    /// caller's thread.
+    /// caller's thread. More than eight threads a core (at least 16) cannot help decoding,
+    /// which uses the CPU only: larger values are capped there (a thread is started for each).
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
@@ -251,7 +252,7 @@ impl ReaderBuilder {
     fn threads(&self) -> usize {
         match self.threads {
             0 => available_threads(),
-            n => n,
+            n => n.min(max_threads()),
         }
     }
 

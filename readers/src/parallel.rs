@@ -68,6 +68,12 @@ pub(crate) fn pool_for(threads: usize) -> Result<Arc<ThreadPool>> {
         })
 }
 
+/// The most threads a reader or writer starts: eight a core, at least 16 (a pool thread is
+/// started for each: `threads=2**40` from Python never returned, 4000 took 27 s).
+pub(crate) fn max_threads() -> usize {
+    available_threads().saturating_mul(8).max(16)
+}
+
 /// Every core this process may use.
 pub(crate) fn available_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())

@@ -122,7 +122,8 @@ impl WriterBuilder {
         self
     }
 
-    /// Encode and compress blocks on this many threads (0: every core).
+    /// Encode and compress blocks on this many threads (0: every core; at most eight a core,
+    /// and at least 16, as [`ReaderBuilder::with_threads`](crate::ReaderBuilder::with_threads)).
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads;
         self
@@ -220,7 +221,7 @@ impl WriterBuilder {
         out.write_all(&header).map_err(io)?;
         let threads = match self.threads {
             0 => crate::parallel::available_threads(),
-            n => n,
+            n => n.min(crate::parallel::max_threads()),
         };
         let pool = if threads > 1 {
             Some(pool_for(threads)?)
@@ -453,6 +454,11 @@ impl<W: Write> Writer<W> {
             if let Ok(mut all) = contexts.lock() {
                 all.push(c);
             }
+            // The input's slices are released before the block is handed back: once
+            // `finish` has the last block, no worker holds the caller's batches (Python's
+            // `write_avro` returned while workers still released pyarrow's buffers, which
+            // could run into the interpreter's exit).
+            drop(block);
             // The writer may have been dropped; then nobody wants the block.
             let _ = tx.send(result);
         });

@@ -271,3 +271,26 @@ fn recycled_buffers_never_leak_old_values() {
         }
     }
 }
+
+/// A thread a core and more cannot help decoding or encoding; an absurd count (Python's
+/// `threads=2**40` started threads one after another and never returned) is capped at eight
+/// a core (at least 16), and reads and writes the same.
+#[test]
+fn absurd_thread_counts_are_capped() {
+    let file = order_file(Codec::Null, 20_000, 43);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cap = (8 * cores).max(16);
+    let (one, _, _) = read_all(ReaderBuilder::new().with_threads(1), &file);
+    let (many, threads, _) = read_all(ReaderBuilder::new().with_threads(1 << 40), &file);
+    assert!(threads > 1 && threads <= cap, "{threads} threads");
+    assert_eq!(one, many);
+    let mut w = avrow::WriterBuilder::new(one.schema())
+        .with_threads(1 << 40)
+        .with_block_size(4096)
+        .build(Vec::new())
+        .expect("writer");
+    w.write(&one).expect("write");
+    let written = w.finish().expect("finish");
+    let (back, _, _) = read_all(ReaderBuilder::new().with_threads(1), &written);
+    assert_eq!(back, one);
+}
