@@ -84,6 +84,10 @@ pub fn run(args: &SqlArgs) -> Result<()> {
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(partitions)
+        // Deeply nested columns (a recursive schema unrolled to `max_recursion_depth`) are
+        // walked recursively by arrow's and the parquet crate's writers: tokio's 2 MiB
+        // default overflowed at depth 180 writing Parquet (an abort, in a debug build).
+        .thread_stack_size(64 << 20)
         .enable_all()
         .build()
         .context("cannot start the query runtime")?;

@@ -777,3 +777,36 @@ fn derived_avro_records_take_the_given_name() {
         .failure()
         .stderr(contains("not a valid Avro"));
 }
+
+#[test]
+fn deeply_unrolled_recursive_records_copy_to_parquet() {
+    // A linked list read 200 levels deep: arrow's and the parquet crate's writers walk the
+    // nested columns recursively, which overflowed tokio's default 2 MiB worker stack (an
+    // abort) from depth 180 in a debug build.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("list.avro");
+    crate::harness::python(&format!(
+        r#"
+import fastavro
+schema = {{"type": "record", "name": "Node", "fields": [
+  {{"name": "v", "type": "int"}}, {{"name": "next", "type": ["null", "Node"]}}]}}
+def chain(n):
+    node = None
+    for v in range(n, 0, -1):
+        node = {{"v": v, "next": node}}
+    return node
+with open({path:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(schema), [chain(5), chain(1)])
+"#,
+        path = input.display().to_string()
+    ));
+    let output = dir.path().join("list.parquet");
+    let text = sql(&[&format!(
+        "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION '{}' OPTIONS ('max_recursion_depth' '200'); \
+         COPY (SELECT * FROM t) TO '{}'",
+        input.display(),
+        output.display()
+    )]);
+    assert!(text.contains("| 2     |"), "{text}");
+    assert!(output.exists());
+}

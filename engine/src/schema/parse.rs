@@ -455,7 +455,15 @@ impl Parser {
         let aliases = self.aliases(obj, name.namespace(), &name.full())?;
         let size = match obj.get("size").and_then(Json::as_u64) {
             Some(s) if s <= i32::MAX as u64 => s as usize,
-            _ => {
+            Some(s) => {
+                return err(
+                    SchemaErrorKind::Malformed,
+                    format!(
+                        "fixed \"{name}\" has a size of {s} bytes: at most 2^31 - 1 are supported"
+                    ),
+                )
+            }
+            None => {
                 return err(
                     SchemaErrorKind::Malformed,
                     format!("fixed \"{name}\" needs a non-negative integer \"size\""),
