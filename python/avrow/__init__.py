@@ -76,6 +76,11 @@ def _source(source: Source) -> Any:
 def _paths(items: Sequence[Any]) -> List[str]:
     paths: List[str] = []
     for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(
+                "a list source holds paths (str or path-like), not "
+                f"{type(item).__name__} (bytes are one source: pass them alone)"
+            )
         path = os.fspath(item)
         if isinstance(path, bytes):
             path = os.fsdecode(path)
@@ -232,8 +237,11 @@ def open_avro(
     >>> pq.write_table(avrow.read_avro("cdc.avro", parquet_compatible=True), "cdc.parquet")  # doctest: +SKIP
     """
     for name, value in (("threads", threads), ("batch_size", batch_size), ("max_recursion_depth", max_recursion_depth)):
-        if value is not None and (not isinstance(value, int) or value < 0):
-            raise InvalidArgumentError(f"{name} must be a non-negative integer, not {value!r}")
+        _check_count(name, value)
+    if isinstance(columns, (str, bytes)):
+        raise InvalidArgumentError(
+            f"columns must be a list of names or dotted paths, not one string: [{columns!r}]"
+        )
     return Reader(
         _avrow.open(
             _source(source),
@@ -340,8 +348,7 @@ def write_avro(
     >>> avrow.write_avro(table, "out.avro", codec="zstd")                # doctest: +SKIP
     """
     for name, value in (("block_size", block_size), ("threads", threads)):
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
-            raise InvalidArgumentError(f"{name} must be a non-negative integer, not {value!r}")
+        _check_count(name, value)
     if level is not None and (not isinstance(level, int) or isinstance(level, bool) or not -(1 << 31) <= level < 1 << 31):
         raise InvalidArgumentError(f"level must be an integer, not {level!r}")
     if not isinstance(codec, str):
@@ -350,11 +357,27 @@ def write_avro(
         raise InvalidArgumentError(f"fsync must be True or False, not {fsync!r}")
     if record_name is not None and not isinstance(record_name, str):
         raise InvalidArgumentError(f"record_name must be a string, not {record_name!r}")
+    if type(data).__module__.split(".")[0] == "polars" and hasattr(data, "to_arrow"):
+        # polars exports a Null column (all None) with a validity buffer, which the C Data
+        # import on the Rust side refuses ("Null doesn't expect buffer at index 0"); its
+        # pyarrow table, without copying the data, is imported as is.
+        data = data.to_arrow()
     if not hasattr(data, "__arrow_c_stream__") and hasattr(data, "__arrow_c_array__"):
         data = pa.Table.from_batches([pa.record_batch(data)])
     meta = None
     if metadata is not None:
-        meta = {k: v.encode() if isinstance(v, str) else bytes(v) for k, v in metadata.items()}
+        meta = {}
+        for k, v in metadata.items():
+            if not isinstance(k, str):
+                raise InvalidArgumentError(f"metadata keys must be strings, not {k!r}")
+            if isinstance(v, str):
+                meta[k] = v.encode()
+            elif isinstance(v, (bytes, bytearray, memoryview)):
+                meta[k] = bytes(v)
+            else:
+                raise InvalidArgumentError(
+                    f"metadata[{k!r}] must be str or bytes, not {type(v).__name__}"
+                )
     options = dict(
         codec=codec,
         level=level,
@@ -375,6 +398,14 @@ def write_avro(
         with open(path, "rb") as f:
             shutil.copyfileobj(f, dest, 1 << 20)
     return rows
+
+
+def _check_count(name: str, value: Any) -> None:
+    """A count argument: ``None`` or a non-negative ``int`` (not a ``bool``) below 2^63."""
+    if value is not None and (
+        not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 1 << 63
+    ):
+        raise InvalidArgumentError(f"{name} must be a non-negative integer, not {value!r}")
 
 
 def _schema_json(schema: Optional[Union[str, Dict[str, Any]]]) -> Optional[str]:

@@ -109,6 +109,20 @@ def test_invalid_arguments():
         avrow.read_avro(ORDER, threads=-1)
     with pytest.raises(ValueError):
         avrow.read_avro(ORDER, batch_size=-5)
+    for name in ("batch_size", "threads", "max_recursion_depth"):
+        for value in (1 << 70, True, 2.0):
+            with pytest.raises(avrow.InvalidArgumentError, match=name):
+                avrow.read_avro(ORDER, **{name: value})
+    # One string is not a list of columns (it was read as one column a character).
+    with pytest.raises(avrow.InvalidArgumentError, match="list of names"):
+        avrow.read_avro(ORDER, columns="id")
+    # Bytes are a source on their own, not a path in a list.
+    with open(ORDER, "rb") as f:
+        data = f.read()
+    with pytest.raises(TypeError, match="bytes are one source"):
+        avrow.read_avro([data])
+    # An absurd thread count is capped, not a thread each.
+    assert avrow.read_avro(ORDER, threads=1 << 40).num_rows == avrow.read_avro(ORDER).num_rows
 
 
 def test_skip_bad_blocks_reads_the_rest_and_reports_what_it_skipped():

@@ -110,7 +110,9 @@ def test_failed_write_to_a_file_object_writes_nothing():
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"block_size": -1}, {"threads": -2}, {"level": 1 << 40}, {"codec": 3}, {"threads": "2"}, {"fsync": 1}],
+    [{"block_size": -1}, {"threads": -2}, {"level": 1 << 40}, {"codec": 3}, {"threads": "2"}, {"fsync": 1},
+     {"threads": 1 << 70}, {"block_size": True}, {"metadata": {"k": 5}}, {"metadata": {"k": [1, 2]}},
+     {"metadata": {1: b"x"}}],
 )
 def test_bad_write_arguments_are_avrow_errors(tmp_path, kwargs):
     table = pa.table({"x": [1]})
@@ -129,3 +131,65 @@ def test_record_name_names_a_derived_schema(tmp_path):
     with pytest.raises(avrow.AvrowError, match="not a valid Avro"):
         avrow.write_avro(table, tmp_path / "bad.avro", record_name="1x")
     assert not (tmp_path / "bad.avro").exists()
+
+
+def test_null_columns_write_the_null_branch_of_their_union(tmp_path):
+    # A column of Arrow's null type (`pa.nulls`, an all-None polars column) against a union
+    # with null: each value is the null branch (it was written as nothing, a corrupt file).
+    out = tmp_path / "n.avro"
+    for union in (["null", "string"], ["string", "null"], ["null"]):
+        schema = {"type": "record", "name": "R", "fields": [
+            {"name": "c", "type": union}, {"name": "x", "type": "long"}]}
+        table = pa.table({"c": pa.nulls(3), "x": pa.array([1, 2, 3], pa.int64())})
+        assert avrow.write_avro(table, out, avro_schema=schema) == 3
+        with open(out, "rb") as f:
+            assert list(fastavro.reader(f)) == [{"c": None, "x": x} for x in (1, 2, 3)]
+    # A table read by avrow (its writer schema recorded), a column replaced by nulls.
+    table = avrow.read_avro(ORDER)
+    i = table.schema.get_field_index("note")
+    edited = table.set_column(i, pa.field("note", pa.null()), pa.nulls(table.num_rows))
+    avrow.write_avro(edited, out)
+    with open(out, "rb") as f:
+        back = list(fastavro.reader(f))
+    assert len(back) == table.num_rows
+    assert all(r["note"] is None for r in back)
+    assert [r["id"] for r in back] == table.column("id").to_pylist()
+
+
+def test_every_input_buffer_is_released_when_write_returns(tmp_path):
+    # Many batches on several threads: the workers release their slices of the input before
+    # handing back their blocks (they released them after, which could run into the
+    # interpreter's exit: an abort in pyarrow's memory pool).
+    before = pa.total_allocated_bytes()
+    batch = pa.record_batch({"x": pa.array(range(100), pa.int64())})
+    table = pa.Table.from_batches([batch] * 5000)
+    del batch
+    for _ in range(3):
+        avrow.write_avro(table, tmp_path / "many.avro", threads=2, block_size=4096)
+    del table
+    assert pa.total_allocated_bytes() == before
+
+
+def test_dictionaries_with_null_values_polars_nulls_and_union_branches(tmp_path):
+    out = tmp_path / "d.avro"
+    # A null among a dictionary's values (pyarrow's `null_encoding="encode"`) is a null.
+    d = pa.array(["x", None, "y", None]).dictionary_encode(null_encoding="encode")
+    assert d.null_count == 0 and d.dictionary.null_count == 1
+    avrow.write_avro(pa.table({"c": d}), out)
+    with open(out, "rb") as f:
+        assert [r["c"] for r in fastavro.reader(f)] == ["x", None, "y", None]
+    # A polars column of None alone (Arrow's null type).
+    import polars as pl
+    avrow.write_avro(pl.DataFrame({"x": [None, None], "y": [1, 2]}), out)
+    with open(out, "rb") as f:
+        assert list(fastavro.reader(f)) == [{"x": None, "y": 1}, {"x": None, "y": 2}]
+    # A plain column takes the union branch of its own type, not the first it fits.
+    schema = lambda t: {"type": "record", "name": "R", "fields": [{"name": "c", "type": t}]}
+    for column, union, expected in [
+        (pa.array(["a"]), ["bytes", "string"], "a"),
+        (pa.array([2 ** 40], pa.int64()), ["int", "long"], 2 ** 40),
+        (pa.array([b"\xff"]), ["string", "bytes"], b"\xff"),
+    ]:
+        avrow.write_avro(pa.table({"c": column}), out, avro_schema=schema(union))
+        with open(out, "rb") as f:
+            assert [r["c"] for r in fastavro.reader(f)] == [expected]
