@@ -1,8 +1,8 @@
 //! CSV output: a header line, flat columns as arrow's CSV writer formats them, nested columns
 //! (records, arrays, maps) as JSON text; a union column holds its value, strings unquoted and
-//! nested values as JSON text.
+//! nested values as JSON text; uuids in their text form (`8-4-4-4-12`).
 
-use super::json::to_json_text;
+use super::json::{is_uuid, to_json_text, uuid_strings};
 use super::BatchWriter;
 use crate::output::Out;
 use anyhow::Result;
@@ -38,7 +38,7 @@ pub struct CsvWriter {
     writer: arrow::csv::Writer<Out>,
     /// The schema written: nested columns replaced by `Utf8` (their JSON text).
     schema: SchemaRef,
-    /// Which columns are nested.
+    /// Which columns are nested (written as JSON text) or uuids (as their text form).
     nested: Vec<bool>,
     /// Whether anything was written (the header goes with the first batch).
     started: bool,
@@ -50,7 +50,7 @@ impl CsvWriter {
         let nested: Vec<bool> = schema
             .fields()
             .iter()
-            .map(|f| f.data_type().is_nested())
+            .map(|f| f.data_type().is_nested() || is_uuid(f))
             .collect();
         let fields: Vec<Field> = schema
             .fields()
@@ -87,7 +87,9 @@ impl BatchWriter for CsvWriter {
             .zip(batch.schema().fields())
             .zip(&self.nested)
             .map(|((column, field), &nested)| {
-                if nested {
+                if nested && is_uuid(field) {
+                    Ok(uuid_strings(column))
+                } else if nested {
                     let text = to_json_text(field, column)?;
                     if matches!(field.data_type(), DataType::Union(..)) {
                         unquote_strings(&text)

@@ -2,7 +2,9 @@
 //!
 //! arrow-json encodes every Arrow type avrow produces except unions; [`UnionEncoderFactory`]
 //! fills that gap by writing the value of the selected branch, which is also how Avro's
-//! readers (fastavro, the Java generic reader) present a union value.
+//! readers (fastavro, the Java generic reader) present a union value. It also writes `uuid`
+//! values (`FixedSizeBinary(16)`, extension `arrow.uuid`) in their text form
+//! (`8-4-4-4-12` hexadecimal digits), not as 32 bare hexadecimal digits.
 
 use super::BatchWriter;
 use crate::output::Out;
@@ -30,17 +32,60 @@ fn encoder_options() -> EncoderOptions {
         .with_encoder_factory(Arc::new(UnionEncoderFactory))
 }
 
-/// Encodes Arrow union arrays (dense or sparse) as the JSON value of the selected branch.
+/// Encodes Arrow union arrays (dense or sparse) as the JSON value of the selected branch, and
+/// uuids as strings in their text form.
 #[derive(Debug)]
 pub struct UnionEncoderFactory;
+
+/// Whether `field` holds uuids (`FixedSizeBinary(16)` with the `arrow.uuid` extension name,
+/// as avrow reads Avro's `uuid`).
+pub fn is_uuid(field: &arrow::datatypes::Field) -> bool {
+    matches!(field.data_type(), DataType::FixedSizeBinary(16))
+        && field.extension_type_name() == Some("arrow.uuid")
+}
+
+/// The text form of the uuid `b` (16 bytes): `8-4-4-4-12` lowercase hexadecimal digits.
+pub fn uuid_text(b: &[u8], out: &mut String) {
+    use std::fmt::Write as _;
+    for (i, byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        let _ = write!(out, "{byte:02x}");
+    }
+}
+
+/// A uuid column's values as strings in their text form.
+pub fn uuid_strings(array: &ArrayRef) -> ArrayRef {
+    let a = array.as_fixed_size_binary();
+    let mut builder = StringBuilder::with_capacity(a.len(), a.len() * 36);
+    let mut text = String::with_capacity(36);
+    for value in a.iter() {
+        match value {
+            Some(b) => {
+                text.clear();
+                uuid_text(b, &mut text);
+                builder.append_value(&text);
+            }
+            None => builder.append_null(),
+        }
+    }
+    Arc::new(builder.finish())
+}
 
 impl EncoderFactory for UnionEncoderFactory {
     fn make_default_encoder<'a>(
         &self,
-        _field: &'a FieldRef,
+        field: &'a FieldRef,
         array: &'a dyn Array,
         options: &'a EncoderOptions,
     ) -> Result<Option<NullableEncoder<'a>>, ArrowError> {
+        if is_uuid(field) {
+            return Ok(Some(NullableEncoder::new(
+                Box::new(UuidEncoder(array.as_fixed_size_binary(), String::new())),
+                array.logical_nulls(),
+            )));
+        }
         let DataType::Union(fields, _) = array.data_type() else {
             return Ok(None);
         };
@@ -59,6 +104,18 @@ impl EncoderFactory for UnionEncoderFactory {
             Box::new(UnionEncoder { union, branches }),
             nulls,
         )))
+    }
+}
+
+struct UuidEncoder<'a>(&'a arrow::array::FixedSizeBinaryArray, String);
+
+impl Encoder for UuidEncoder<'_> {
+    fn encode(&mut self, idx: usize, out: &mut Vec<u8>) {
+        self.1.clear();
+        uuid_text(self.0.value(idx), &mut self.1);
+        out.push(b'"');
+        out.extend_from_slice(self.1.as_bytes());
+        out.push(b'"');
     }
 }
 
@@ -170,6 +227,39 @@ mod tests {
         assert_eq!(text.value(1), "7");
         assert!(text.is_null(2));
         assert_eq!(text.value(3), "8");
+    }
+
+    #[test]
+    fn uuids_encode_in_their_text_form() {
+        let bytes: Vec<u8> = (0u8..16).map(|b| b * 17).collect();
+        let array: ArrayRef = Arc::new(
+            arrow::array::FixedSizeBinaryArray::try_from_sparse_iter_with_size(
+                [Some(bytes.as_slice()), None].into_iter(),
+                16,
+            )
+            .unwrap(),
+        );
+        let field = Arc::new(
+            Field::new("u", DataType::FixedSizeBinary(16), true).with_metadata(
+                [("ARROW:extension:name".to_string(), "arrow.uuid".to_string())].into(),
+            ),
+        );
+        let text = to_json_text(&field, &array).unwrap();
+        let text = text.as_string::<i32>();
+        assert_eq!(text.value(0), r#""00112233-4455-6677-8899-aabbccddeeff""#);
+        assert!(text.is_null(1));
+        let strings = uuid_strings(&array);
+        assert_eq!(
+            strings.as_string::<i32>().value(0),
+            "00112233-4455-6677-8899-aabbccddeeff"
+        );
+        // Fixed bytes without the extension stay as arrow-json writes them.
+        let plain = Arc::new(Field::new("f", DataType::FixedSizeBinary(16), true));
+        let text = to_json_text(&plain, &array).unwrap();
+        assert_eq!(
+            text.as_string::<i32>().value(0),
+            r#""00112233445566778899aabbccddeeff""#
+        );
     }
 
     #[test]
