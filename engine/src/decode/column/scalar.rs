@@ -409,6 +409,13 @@ impl DecimalCol {
             self.wide[self.checked..].iter().fold(true, |ok, &v| {
                 ok & Decimal256Type::is_valid_decimal_precision(v, p)
             })
+        } else if p <= 18 && matches!(self.source, DecimalSource::Fixed(n) if n <= 8) {
+            // Sign-extended from at most 8 bytes: the low word holds the value.
+            let max = 10i64.pow(u32::from(p)) - 1;
+            let span = (2 * max) as u64;
+            self.narrow[self.checked..].iter().fold(0u8, |out, &v| {
+                out | u8::from((v as i64).wrapping_add(max) as u64 > span)
+            }) == 0
         } else if p <= 18 {
             // Within an i64 (the high word the low word's sign) and -max <= v <= max, as one
             // unsigned comparison: 64-bit operations only, no branch.
