@@ -154,11 +154,20 @@ impl fmt::Display for Limit {
                 count,
                 bytes,
                 min_record_size,
-            } => write!(
-                f,
-                "a block of {bytes} bytes cannot hold {count} records of at least \
-                 {min_record_size} bytes"
-            ),
+            } => match min_record_size {
+                // Records of no bytes (a record of nulls, of empty records) are counted, not
+                // read: a block holds at most 2^31 - 1 of them.
+                0 => write!(
+                    f,
+                    "a block declares {count} records of no bytes, more than the 2^31 - 1 a \
+                     block may hold"
+                ),
+                _ => write!(
+                    f,
+                    "a block of {bytes} bytes cannot hold {count} records of at least \
+                     {min_record_size} bytes"
+                ),
+            },
             Limit::Items {
                 count,
                 min_item_size,
@@ -224,7 +233,8 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::RecursionLimit { type_name, depth } => write!(
                 f,
                 "recursive type {type_name} is nested deeper than the maximum recursion depth {depth} \
-                 (raise it with with_max_recursion_depth)"
+                 (raise it: ReaderBuilder::with_max_recursion_depth, max_recursion_depth= in \
+                 Python and SQL)"
             ),
             DecodeErrorKind::TooLarge(limit) => write!(f, "{limit}"),
             DecodeErrorKind::Internal(what) => {

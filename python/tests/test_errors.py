@@ -121,6 +121,9 @@ def test_invalid_arguments():
         data = f.read()
     with pytest.raises(TypeError, match="bytes are one source"):
         avrow.read_avro([data])
+    # A directory says so (it was "No such device").
+    with pytest.raises(avrow.AvrowError, match="a directory, not an Avro file"):
+        avrow.read_avro(os.path.dirname(ORDER))
     # An absurd thread count is capped, not a thread each.
     assert avrow.read_avro(ORDER, threads=1 << 40).num_rows == avrow.read_avro(ORDER).num_rows
 

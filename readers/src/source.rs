@@ -49,10 +49,20 @@ impl Default for OpenOptions {
 /// Open the file at `path` for reading (`name` for errors). Every reader and
 /// [`split_ranges`](crate::split_ranges) opens files here.
 pub(crate) fn open_path(path: &Path, name: &str) -> Result<File> {
-    File::open(path).map_err(|source| Error::Io {
+    let io = |source| Error::Io {
         file: name.to_string(),
         source,
-    })
+    };
+    let file = File::open(path).map_err(io)?;
+    // A directory opens on Unix; mapping or reading it then fails as "No such device" or
+    // "Is a directory", which says less than this.
+    if file.metadata().map_err(io)?.is_dir() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::IsADirectory,
+            "a directory, not an Avro file (list its files, or a glob: DIR/*.avro)",
+        )));
+    }
+    Ok(file)
 }
 
 /// Map an opened file into memory: its bytes (zero-copy) and the map behind them.

@@ -254,3 +254,17 @@ fn a_stream_of_the_header_and_some_blocks_reads_those_blocks() {
         .unwrap();
     assert_eq!(offset, blocks[2].offset(), "{text}");
 }
+
+#[test]
+fn a_directory_is_an_error_that_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    for mmap in [true, false] {
+        let err = avrow::ReaderBuilder::new()
+            .with_mmap(mmap)
+            .open(dir.path())
+            .expect_err("a directory is not an Avro file")
+            .to_string();
+        assert!(err.contains("a directory, not an Avro file"), "{err}");
+        assert!(err.contains(&dir.path().display().to_string()), "{err}");
+    }
+}
