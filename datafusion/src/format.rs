@@ -151,6 +151,8 @@ impl FileFormat for AvrowFormat {
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
         let mut schemas: Vec<SchemaRef> = Vec::with_capacity(objects.len());
+        // The first file of each distinct schema, for errors.
+        let mut first_files: Vec<&object_store::path::Path> = Vec::new();
         for object in objects {
             let input = Input::locate(store, object).await?;
             let builder = self.options.builder(None);
@@ -159,6 +161,7 @@ impl FileFormat for AvrowFormat {
                 .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))??;
             if !schemas.iter().any(|s| s == &schema) {
                 schemas.push(schema);
+                first_files.push(&object.location);
             }
         }
         match schemas.len() {
@@ -200,7 +203,26 @@ impl FileFormat for AvrowFormat {
                             .collect::<Vec<_>>(),
                     )
                 });
-                let merged = Schema::try_merge(adjusted)?;
+                let adjusted: Vec<Schema> = adjusted.collect();
+                let merged = match Schema::try_merge(adjusted.iter().cloned()) {
+                    Ok(merged) => merged,
+                    Err(e) => {
+                        // Name two files that do not merge (the first pair found).
+                        for j in 1..adjusted.len() {
+                            for i in 0..j {
+                                let pair = [adjusted[i].clone(), adjusted[j].clone()];
+                                if let Err(e) = Schema::try_merge(pair) {
+                                    return plan_err!(
+                                        "the schemas of {} and {} do not merge: {e}",
+                                        first_files[i],
+                                        first_files[j]
+                                    );
+                                }
+                            }
+                        }
+                        return Err(e.into());
+                    }
+                };
                 let fields: Vec<Field> = merged
                     .fields()
                     .iter()

@@ -506,3 +506,40 @@ async fn fields_of_a_null_record_are_null() {
         );
     }
 }
+
+/// Files whose schemas cannot be one table: the error names two of them (it named only the
+/// table's location).
+#[tokio::test]
+async fn files_that_do_not_merge_are_named() {
+    use arrow::array::{ArrayRef, Int32Array, StringArray};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    file_of(
+        &dir.path().join("a1.avro"),
+        vec![("id", Arc::new(Int32Array::from(vec![1])) as ArrayRef)],
+    );
+    file_of(
+        &dir.path().join("a2.avro"),
+        vec![("id", Arc::new(Int32Array::from(vec![2])) as ArrayRef)],
+    );
+    file_of(
+        &dir.path().join("a3.avro"),
+        vec![("id", Arc::new(StringArray::from(vec!["x"])) as ArrayRef)],
+    );
+    let ctx = avrow_ctx(1);
+    let err = query_err(
+        &ctx,
+        &format!(
+            "CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION '{}/'",
+            dir.path().display()
+        ),
+    )
+    .await;
+    assert!(
+        (err.contains("a1.avro") || err.contains("a2.avro"))
+            && err.contains("a3.avro")
+            && err.contains("do not merge"),
+        "{err}"
+    );
+    assert!(err.contains("id"), "{err}");
+}
