@@ -82,7 +82,7 @@ impl ArrowInput {
                     .with_context(|| format!("{name}: not a readable Arrow IPC stream"))?;
                     (r.schema(), Box::new(r.map(|b| b.map_err(Into::into))))
                 }
-                InputFormat::Parquet => open_parquet(&name, file, batch_size)?,
+                InputFormat::Parquet => open_parquet(&name, file, batch_size, columns)?,
                 InputFormat::Avro => unreachable!("Avro inputs are read by avrow"),
             };
         if columns.is_empty() {
@@ -127,6 +127,7 @@ fn open_parquet(
     name: &str,
     file: std::fs::File,
     batch_size: usize,
+    columns: &[String],
 ) -> Result<(SchemaRef, Batches)> {
     use arrow::array::{Array, AsArray, PrimitiveArray};
     use arrow::datatypes::{
@@ -163,6 +164,11 @@ fn open_parquet(
     let mut intervals: Vec<usize> = Vec::new();
     for (leaf, column) in descr.columns().iter().enumerate() {
         if column.converted_type() != parquet::basic::ConvertedType::INTERVAL {
+            continue;
+        }
+        // (Only the columns asked for: `--columns` keeps top-level columns.)
+        let root = &column.path().parts()[0];
+        if !columns.is_empty() && !columns.contains(root) {
             continue;
         }
         if column.path().parts().len() != 1 {
@@ -227,6 +233,13 @@ fn open_parquet(
     let name = name.to_string();
     let batches = main.zip(months).map(move |(days, months)| {
         let (days, months) = (days?, months?);
+        // (Same metadata, batch size and rows: the two readers' batches align.)
+        anyhow::ensure!(
+            days.num_rows() == months.num_rows(),
+            "{name}: the INTERVAL columns' second read gave {} rows where the first gave {}",
+            months.num_rows(),
+            days.num_rows()
+        );
         let mut columns = days.columns().to_vec();
         // (In the file's order, as the projection keeps them: the k-th is column k.)
         for (k, &i) in intervals.iter().enumerate() {

@@ -234,7 +234,7 @@ impl fmt::Display for DecodeErrorKind {
                 f,
                 "recursive type {type_name} is nested deeper than the maximum recursion depth {depth} \
                  (raise it: ReaderBuilder::with_max_recursion_depth, max_recursion_depth= in \
-                 Python and SQL)"
+                 Python, OPTIONS ('max_recursion_depth' 'N') in SQL)"
             ),
             DecodeErrorKind::TooLarge(limit) => write!(f, "{limit}"),
             DecodeErrorKind::Internal(what) => {

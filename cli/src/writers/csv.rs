@@ -40,6 +40,8 @@ pub struct CsvWriter {
     schema: SchemaRef,
     /// Which columns are nested (written as JSON text) or uuids (as their text form).
     nested: Vec<bool>,
+    /// Which columns are uuids.
+    uuid: Vec<bool>,
     /// Whether anything was written (the header goes with the first batch).
     started: bool,
 }
@@ -64,7 +66,9 @@ impl CsvWriter {
                 }
             })
             .collect();
+        let uuid = schema.fields().iter().map(|f| is_uuid(f)).collect();
         CsvWriter {
+            uuid,
             writer: arrow::csv::WriterBuilder::new()
                 .with_header(true)
                 .build(out),
@@ -85,9 +89,9 @@ impl BatchWriter for CsvWriter {
             .columns()
             .iter()
             .zip(batch.schema().fields())
-            .zip(&self.nested)
-            .map(|((column, field), &nested)| {
-                if nested && is_uuid(field) {
+            .zip(self.nested.iter().zip(&self.uuid))
+            .map(|((column, field), (&nested, &uuid))| {
+                if uuid {
                     Ok(uuid_strings(column))
                 } else if nested {
                     let text = to_json_text(field, column)?;

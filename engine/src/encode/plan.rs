@@ -259,7 +259,20 @@ impl<'a> Builder<'a> {
         // A plain column: the branch of its own Avro type (the one a derived schema gives it:
         // strings as `string` in `["bytes", "string"]`, Int64 as `long` in `["int", "long"]`),
         // else the first non-null branch it fits.
-        let natural = branches.iter().position(|b| self.natural(t, b));
+        let natural = match t {
+            // A dictionary: the branch of its values' type, else an enum (as avrow reads
+            // enums).
+            DataType::Dictionary(_, value) => branches
+                .iter()
+                .position(|b| self.natural(value, b))
+                .or_else(|| {
+                    branches.iter().position(|b| {
+                        matches!(b, Node::Named(i)
+                            if matches!(self.schema.named(*i).def, NamedDef::Enum(_)))
+                    })
+                }),
+            _ => branches.iter().position(|b| self.natural(t, b)),
+        };
         let order = natural.into_iter().chain(0..branches.len());
         for i in order {
             let b = &branches[i];
@@ -292,10 +305,6 @@ impl<'a> Builder<'a> {
             D::Float64 => Primitive::Double,
             D::Utf8 | D::LargeUtf8 | D::Utf8View => Primitive::String,
             D::Binary | D::LargeBinary | D::BinaryView => Primitive::Bytes,
-            D::Dictionary(..) => {
-                return matches!(node, Node::Named(i)
-                    if matches!(self.schema.named(*i).def, NamedDef::Enum(_)));
-            }
             _ => return false,
         };
         matches!(node, Node::Primitive(p, None) if *p == want)

@@ -596,7 +596,24 @@ mod tests {
                 vec![2, 2, 0xff],
             ),
         ];
-        for (union, array, expected) in cases {
+        // A dictionary of strings: the string branch where there is one (its values need not
+        // be symbols), else the enum (as avrow reads enums).
+        let dict: ArrayRef = Arc::new(arrow_array::DictionaryArray::new(
+            arrow_array::Int32Array::from(vec![0]),
+            Arc::new(StringArray::from(vec!["B"])),
+        ));
+        let dicts = [
+            (
+                r#"[{"type":"enum","name":"E","symbols":["A","B"]},"string"]"#,
+                vec![2, 2, b'B'],
+            ),
+            (
+                r#"["null",{"type":"enum","name":"E","symbols":["A","B"]}]"#,
+                vec![2, 2],
+            ),
+        ];
+        let dicts = dicts.map(|(u, e)| (u, Arc::clone(&dict), e));
+        for (union, array, expected) in cases.into_iter().chain(dicts) {
             let avro = Schema::parse(&format!(
                 r#"{{"type":"record","name":"r","fields":[{{"name":"c","type":{union}}}]}}"#
             ))

@@ -379,7 +379,8 @@ impl StructCol {
 
     /// Records whose fields all have a fixed size (floats, doubles, fixed, decimals in a fixed
     /// that always fits: coordinates, measurements, hashes, amounts) have a fixed size too: `n` of them are `n * size` bytes, each
-    /// field a strided copy from them. Any bytes are valid values. Returns the records decoded:
+    /// field a strided copy from them. Any bytes decode (decimals' precision is checked after
+    /// the block, with the other columns' values). Returns the records decoded:
     /// `n`, or 0 (nothing read) when fewer bytes are left, for the record loop to report.
     fn decode_fixed_rows<K: Kernel>(
         &mut self,

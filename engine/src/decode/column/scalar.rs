@@ -223,7 +223,8 @@ impl DecimalCol {
     }
 
     /// Whether every value of this column is `n` bytes that always fit its Arrow type (a
-    /// `fixed` of at most 16 bytes, or 32 for `Decimal256`): then any bytes are a valid value
+    /// `fixed` of at most 16 bytes, or 32 for `Decimal256`): then any bytes decode to a value
+    /// (its precision is checked afterwards, [`DecimalCol::validate_precision`])
     /// and a record of such fields has a fixed size ([`DecimalCol::extend_fixed_rows`]).
     pub(super) fn fixed_size(&self) -> Option<usize> {
         match self.source {
