@@ -73,12 +73,30 @@ pub use stores::{
 /// # Errors
 /// Never in practice (DataFusion's registration is fallible in general).
 pub fn register(ctx: &SessionContext) -> Result<()> {
+    tolerate_writer_schemas(ctx);
     let state = ctx.state_ref();
     let mut state = state.write();
     state.register_file_format(Arc::new(AvrowFormatFactory::default()), true)?;
     #[cfg(feature = "parquet")]
     state.register_file_format(Arc::new(ParquetCompatFormatFactory::new()), true)?;
     Ok(())
+}
+
+/// Let aggregates run over a `UNION ALL` of Avro tables whose writer schemas differ. Each
+/// table's schema carries its file's writer schema (`avro.schema`, so that COPY writes it
+/// back); DataFusion 55's logical union drops metadata the inputs do not share while its
+/// physical union keeps the first input's, and the aggregate planner then refuses the
+/// difference as an internal error (`SELECT count(*) FROM (SELECT * FROM a UNION ALL
+/// SELECT * FROM b)`). DataFusion's `skip_physical_aggregate_schema_check` is the setting for
+/// that case; names, types and nullability are still checked by the plans themselves.
+fn tolerate_writer_schemas(ctx: &SessionContext) {
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    state
+        .config_mut()
+        .options_mut()
+        .execution
+        .skip_physical_aggregate_schema_check = true;
 }
 
 /// The file extension filter for `path`: `.avro` when it names a directory (or a prefix),
@@ -204,6 +222,7 @@ impl SessionContextAvrowExt for SessionContext {
         path: &str,
         options: AvrowReadOptions,
     ) -> Result<()> {
+        tolerate_writer_schemas(self);
         let url = table_url(path)?.with_table_ref(name.into());
         let table = listing_table(self, url, path, options).await?;
         self.register_table(name, table)?;
@@ -211,6 +230,7 @@ impl SessionContextAvrowExt for SessionContext {
     }
 
     async fn read_avrow(&self, path: &str, options: AvrowReadOptions) -> Result<DataFrame> {
+        tolerate_writer_schemas(self);
         let table = listing_table(self, table_url(path)?, path, options).await?;
         self.read_table(table)
     }

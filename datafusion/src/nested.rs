@@ -116,14 +116,27 @@ pub(crate) fn field_projections<'a>(
 
 /// Whether `schema` has a struct column ([`with_struct_nulls`] changes nothing otherwise).
 pub(crate) fn has_structs(schema: &Schema) -> bool {
-    schema
-        .fields()
-        .iter()
-        .any(|f| matches!(f.data_type(), DataType::Struct(_)))
+    schema.fields().iter().any(|f| holds_struct(f.data_type()))
+}
+
+/// Whether `data_type` is a struct or holds one (in a list, a map or a union).
+fn holds_struct(data_type: &DataType) -> bool {
+    match data_type {
+        DataType::Struct(_) => true,
+        DataType::List(f)
+        | DataType::LargeList(f)
+        | DataType::ListView(f)
+        | DataType::LargeListView(f)
+        | DataType::FixedSizeList(f, _)
+        | DataType::Map(f, _) => holds_struct(f.data_type()),
+        DataType::Union(fields, _) => fields.iter().any(|(_, f)| holds_struct(f.data_type())),
+        DataType::Dictionary(_, v) => holds_struct(v),
+        _ => false,
+    }
 }
 
 /// `batch` with each struct's nulls added to its fields' (through structs nested in
-/// structs), so that a field of a null struct is null. The decoder leaves a placeholder
+/// structs, and structs inside lists, maps and unions), so that a field of a null struct is null. The decoder leaves a placeholder
 /// there (0, an empty string), as Arrow allows, and DataFusion 55's `get_field` returns the
 /// field's own values without the struct's nulls (apache/datafusion#25120, fixed after 55):
 /// `s.a IS NULL` was false and `s.a` 0 for a null `s`. Bitmap work only: a column with no
@@ -132,7 +145,7 @@ pub(crate) fn with_struct_nulls(batch: RecordBatch) -> datafusion::common::Resul
     let mut columns = batch.columns().to_vec();
     let mut changed = false;
     for column in &mut columns {
-        if matches!(column.data_type(), DataType::Struct(_)) {
+        if holds_struct(column.data_type()) {
             if let Some(pushed) = push_nulls(column, None)? {
                 *column = pushed;
                 changed = true;
@@ -167,6 +180,88 @@ fn push_nulls(
         _ => None,
     };
     let current = masked.as_ref().unwrap_or(array);
+    // Records inside lists, maps and unions: their own nulls go into their fields (a list's
+    // or map's nulls need not: the entries of a null list are not reachable).
+    let inner = match current.data_type() {
+        DataType::Struct(_) => None,
+        t if !holds_struct(t) => return Ok(masked),
+        DataType::List(field) => {
+            let list = current.as_list::<i32>();
+            push_nulls(list.values(), None)?.map(|values| {
+                Arc::new(arrow::array::ListArray::new(
+                    field.clone(),
+                    list.offsets().clone(),
+                    values,
+                    list.nulls().cloned(),
+                )) as ArrayRef
+            })
+        }
+        DataType::LargeList(field) => {
+            let list = current.as_list::<i64>();
+            push_nulls(list.values(), None)?.map(|values| {
+                Arc::new(arrow::array::LargeListArray::new(
+                    field.clone(),
+                    list.offsets().clone(),
+                    values,
+                    list.nulls().cloned(),
+                )) as ArrayRef
+            })
+        }
+        DataType::FixedSizeList(field, size) => {
+            let list = current.as_fixed_size_list();
+            push_nulls(list.values(), None)?.map(|values| {
+                Arc::new(arrow::array::FixedSizeListArray::new(
+                    field.clone(),
+                    *size,
+                    values,
+                    list.nulls().cloned(),
+                )) as ArrayRef
+            })
+        }
+        DataType::Map(field, sorted) => {
+            let map = current.as_map();
+            let entries: ArrayRef = Arc::new(map.entries().clone());
+            match push_nulls(&entries, None)? {
+                Some(entries) => Some(Arc::new(arrow::array::MapArray::try_new(
+                    field.clone(),
+                    map.offsets().clone(),
+                    entries.as_struct().clone(),
+                    map.nulls().cloned(),
+                    *sorted,
+                )?) as ArrayRef),
+                None => None,
+            }
+        }
+        DataType::Union(fields, _) => {
+            let union = current.as_union();
+            let mut children = Vec::with_capacity(fields.len());
+            let mut changed = false;
+            for (type_id, _) in fields.iter() {
+                let child = union.child(type_id);
+                match push_nulls(child, None)? {
+                    Some(pushed) => {
+                        children.push(pushed);
+                        changed = true;
+                    }
+                    None => children.push(Arc::clone(child)),
+                }
+            }
+            match changed {
+                true => Some(Arc::new(arrow::array::UnionArray::try_new(
+                    fields.clone(),
+                    union.type_ids().clone(),
+                    union.offsets().cloned(),
+                    children,
+                )?) as ArrayRef),
+                false => None,
+            }
+        }
+        // (Lists of other layouts and dictionaries are not what avrow decodes.)
+        _ => return Ok(masked),
+    };
+    if let Some(inner) = inner {
+        return Ok(Some(inner));
+    }
     let DataType::Struct(fields) = current.data_type() else {
         return Ok(masked);
     };

@@ -507,6 +507,167 @@ async fn fields_of_a_null_record_are_null() {
     }
 }
 
+/// A field of a null record inside a list or a map is null too: the scan adds the nulls of
+/// records wherever they sit, not only in top-level columns.
+#[tokio::test]
+async fn fields_of_null_records_in_lists_and_maps_are_null() {
+    use arrow::array::{
+        Array, ArrayRef, Int64Array, ListArray, MapArray, StringArray, StructArray,
+    };
+    use arrow::buffer::{NullBuffer, OffsetBuffer};
+    use arrow::datatypes::{DataType, Field, Fields};
+    use std::sync::Arc;
+
+    let rec = Fields::from(vec![Field::new("x", DataType::Int64, false)]);
+    // Items: {x: 1}, null (placeholder 9), {x: 3} | null (placeholder 9).
+    let items = StructArray::new(
+        rec.clone(),
+        vec![Arc::new(Int64Array::from(vec![1, 9, 3, 9])) as ArrayRef],
+        Some(NullBuffer::from(vec![true, false, true, false])),
+    );
+    let item = Arc::new(Field::new("item", DataType::Struct(rec.clone()), true));
+    let list = ListArray::new(
+        item,
+        OffsetBuffer::new(vec![0, 3, 4].into()),
+        Arc::new(items.clone()),
+        None,
+    );
+    let entries = StructArray::new(
+        Fields::from(vec![
+            Field::new("keys", DataType::Utf8, false),
+            Field::new("values", DataType::Struct(rec.clone()), true),
+        ]),
+        vec![
+            Arc::new(StringArray::from(vec!["a", "b", "c", "a"])) as ArrayRef,
+            Arc::new(items) as ArrayRef,
+        ],
+        None,
+    );
+    let map = MapArray::new(
+        Arc::new(Field::new("entries", entries.data_type().clone(), false)),
+        OffsetBuffer::new(vec![0, 3, 4].into()),
+        entries,
+        None,
+        false,
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested_nulls.avro");
+    file_of(
+        &path,
+        vec![
+            ("id", Arc::new(Int64Array::from(vec![0, 1])) as ArrayRef),
+            ("l", Arc::new(list) as ArrayRef),
+            ("m", Arc::new(map) as ArrayRef),
+        ],
+    );
+    for partitions in [1, 2] {
+        let ctx = avrow_ctx(partitions);
+        create(&ctx, "t", &path).await;
+        let got = rows(
+            &query(
+                &ctx,
+                "SELECT id, l[1]['x'], l[2]['x'], m['b']['x'], m['a']['x'] FROM t ORDER BY id",
+            )
+            .await,
+        )
+        .unwrap();
+        let want: Vec<Vec<&str>> = vec![
+            vec!["0", "1", "NULL", "NULL", "1"],
+            vec!["1", "NULL", "NULL", "NULL", "NULL"],
+        ];
+        assert_eq!(got, want, "{got:?}");
+        let got = rows(
+            &query(
+                &ctx,
+                "SELECT count(*) FROM (SELECT unnest(l) AS r FROM t) WHERE r.x IS NULL",
+            )
+            .await,
+        )
+        .unwrap();
+        assert_eq!(got, vec![vec!["2".to_string()]]);
+    }
+}
+
+/// Aggregates over a `UNION ALL` (and a join) of two tables whose writer schemas differ
+/// only in what Arrow does not see (the record's name): DataFusion's planner refused the
+/// `avro.schema` metadata the two scans carry as an internal error.
+#[tokio::test]
+async fn aggregates_over_tables_of_different_writer_schemas() {
+    use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, record, ids) in [("a", "A", vec![1, 2, 3]), ("b", "ns.B", vec![3, 4])] {
+        let n = ids.len();
+        let batch = RecordBatch::try_from_iter([
+            ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+            ("s", Arc::new(StringArray::from(vec![name; n])) as ArrayRef),
+        ])
+        .unwrap();
+        let path = dir.path().join(format!("{name}.avro"));
+        let mut writer = avrow::WriterBuilder::new(batch.schema())
+            .with_record_name(record)
+            .build(std::fs::File::create(path).unwrap())
+            .unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+    }
+    let ctx = avrow_ctx(2);
+    create(&ctx, "a", &dir.path().join("a.avro")).await;
+    create(&ctx, "b", &dir.path().join("b.avro")).await;
+    let ask = |sql: &'static str| {
+        let ctx = ctx.clone();
+        async move { rows(&query(&ctx, sql).await).unwrap() }
+    };
+    let cells = |r: &[&[&str]]| -> Vec<Vec<String>> {
+        r.iter()
+            .map(|r| r.iter().map(|c| c.to_string()).collect())
+            .collect()
+    };
+    assert_eq!(
+        ask("SELECT count(*) FROM (SELECT * FROM a UNION ALL SELECT * FROM b)").await,
+        cells(&[&["5"]])
+    );
+    assert_eq!(
+        ask(
+            "SELECT s, count(*), sum(id) FROM (SELECT * FROM a UNION ALL SELECT * FROM b) \
+             GROUP BY s ORDER BY s"
+        )
+        .await,
+        cells(&[&["a", "3", "6"], &["b", "2", "7"]])
+    );
+    assert_eq!(
+        ask("SELECT count(*) FROM a JOIN b ON a.id = b.id").await,
+        cells(&[&["1"]])
+    );
+    // The same through the read helper, on a context where `register` was not called.
+    let plain = datafusion::prelude::SessionContext::new();
+    plain
+        .register_avrow(
+            "a",
+            dir.path().join("a.avro").to_str().unwrap(),
+            AvrowReadOptions::default(),
+        )
+        .await
+        .unwrap();
+    plain
+        .register_avrow(
+            "b",
+            dir.path().join("b.avro").to_str().unwrap(),
+            AvrowReadOptions::default(),
+        )
+        .await
+        .unwrap();
+    let got = rows(
+        &query(
+            &plain,
+            "SELECT count(*) FROM (SELECT id FROM a UNION ALL SELECT id FROM b)",
+        )
+        .await,
+    )
+    .unwrap();
+    assert_eq!(got, cells(&[&["5"]]));
+}
+
 /// Files whose schemas cannot be one table: the error names two of them (it named only the
 /// table's location).
 #[tokio::test]
