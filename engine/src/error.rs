@@ -50,6 +50,14 @@ pub enum DecodeErrorKind {
         /// The schema's precision.
         precision: u8,
     },
+    /// A `time-millis` or `time-micros` value outside a day (negative, or a day or more):
+    /// Arrow's time arrays must not hold it.
+    TimeOfDayOutOfRange {
+        /// The value as encoded (after any change of unit a reader schema asked for).
+        value: i64,
+        /// Its unit: `s`, `ms`, `µs` or `ns`.
+        unit: &'static str,
+    },
     /// A duration whose months or days do not fit Arrow's signed 32-bit fields.
     DurationOverflow {
         /// Months as encoded.
@@ -225,6 +233,10 @@ impl fmt::Display for DecodeErrorKind {
             DecodeErrorKind::DecimalPrecision { precision } => write!(
                 f,
                 "decimal value with more than its precision's {precision} digits"
+            ),
+            DecodeErrorKind::TimeOfDayOutOfRange { value, unit } => write!(
+                f,
+                "time of day {value} {unit} is outside a day (0 to 24 hours, excluded)"
             ),
             DecodeErrorKind::DurationOverflow { months, days } => write!(
                 f,

@@ -411,10 +411,10 @@ impl Column {
         match self {
             Column::Null(n) => *n = (*n).min(len),
             Column::Boolean(b) => b.truncate(len),
-            Column::Int32(p) => p.values.truncate(len),
-            Column::Int64(p) => p.values.truncate(len),
-            Column::Float32(p) => p.values.truncate(len),
-            Column::Float64(p) => p.values.truncate(len),
+            Column::Int32(p) => p.truncate(len),
+            Column::Int64(p) => p.truncate(len),
+            Column::Float32(p) => p.truncate(len),
+            Column::Float64(p) => p.truncate(len),
             Column::Bytes(b) => b.truncate(len),
             Column::Fixed(f) | Column::UuidString(f) => {
                 if len < f.len {
@@ -583,11 +583,13 @@ impl Column {
     }
 
     /// Validate the values appended since the last call that the decoding loops leave
-    /// unchecked: strings' UTF-8 and decimals' precision.
+    /// unchecked: strings' UTF-8, decimals' precision and times of day within a day.
     pub(crate) fn validate_values(&mut self) -> Result<(), DecodeError> {
         let utf8 = |b: &mut BytesCol| b.validate_utf8().map_err(|k| DecodeError::new(k, 0));
         match self {
             Column::Bytes(b) => utf8(b),
+            Column::Int32(p) => p.validate_time().map_err(|k| DecodeError::new(k, 0)),
+            Column::Int64(p) => p.validate_time().map_err(|k| DecodeError::new(k, 0)),
             Column::List(l) => l.child.validate_values(),
             Column::Map(m) => {
                 utf8(&mut m.keys)?;
@@ -610,7 +612,7 @@ impl Column {
             nulls: Option<NullBuffer>,
             pool: &Arc<BufferPool>,
         ) -> ArrayRef {
-            let values = std::mem::take(&mut p.values);
+            let values = p.take();
             let data = ArrayDataBuilder::new(p.data_type.clone())
                 .len(values.len())
                 .add_buffer(pool.buffer(values))

@@ -468,7 +468,14 @@ impl StructCol {
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
         for i in 0..n {
+            let start = c.pos;
             self.decode_checked(c).map_err(|e| (i, e))?;
+            // Values otherwise checked a buffer at a time (times of day) are checked here
+            // record by record, so that the error names its record (at the record's start).
+            if let Err(e) = self.validate_values() {
+                self.len -= 1;
+                return Err((i, e.with_offset_base(start)));
+            }
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use crate::varint::{unzigzag64, Kernel};
 use arrow_array::types::{Decimal256Type, DecimalType};
 use arrow_array::{ArrayRef, Decimal128Array, Decimal256Array, StringArray};
 use arrow_buffer::{i256, NullBuffer};
-use arrow_schema::DataType;
+use arrow_schema::{DataType, TimeUnit};
 use std::hint::select_unpredictable;
 use std::sync::Arc;
 
@@ -18,14 +18,74 @@ use std::sync::Arc;
 pub(crate) struct Prim<T> {
     pub(crate) values: Vec<T>,
     pub(crate) data_type: DataType,
+    /// For a time of day, one past its largest value (a day in its unit); values checked
+    /// against it by [`Prim::validate_time`].
+    day: Option<u64>,
+    /// Values [`Prim::validate_time`] has checked.
+    checked: usize,
 }
 
 impl<T> Prim<T> {
     pub(crate) fn new(data_type: DataType) -> Self {
+        let day = match data_type {
+            DataType::Time32(TimeUnit::Second) => Some(86_400),
+            DataType::Time32(TimeUnit::Millisecond) => Some(86_400_000),
+            DataType::Time64(TimeUnit::Microsecond) => Some(86_400_000_000),
+            DataType::Time64(TimeUnit::Nanosecond) => Some(86_400_000_000_000),
+            _ => None,
+        };
         Prim {
             values: Vec::new(),
             data_type,
+            day,
+            checked: 0,
         }
+    }
+
+    /// Keep the first `len` values.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.values.truncate(len);
+        self.checked = self.checked.min(len);
+    }
+
+    /// The values, taken for an array (the column starts again empty).
+    pub(crate) fn take(&mut self) -> Vec<T> {
+        self.checked = 0;
+        std::mem::take(&mut self.values)
+    }
+}
+
+impl<T: Copy + Into<i64>> Prim<T> {
+    /// Check that the times of day appended since the last call are within a day: Arrow's
+    /// `Time32`/`Time64` arrays must not hold others (pyarrow's full validation refuses them,
+    /// and Avro's readers in Java and Python fail on them). One pass without a branch a
+    /// value; nothing to do for columns of other types. Which record is bad is found by
+    /// decoding again, record by record.
+    pub(crate) fn validate_time(&mut self) -> Result<(), DecodeErrorKind> {
+        let Some(day) = self.day else {
+            return Ok(());
+        };
+        let outside = self.values[self.checked..]
+            .iter()
+            .fold(0u8, |out, &v| out | u8::from(v.into() as u64 >= day));
+        if outside != 0 {
+            let value = self.values[self.checked..]
+                .iter()
+                .map(|&v| v.into())
+                .find(|&v| v as u64 >= day)
+                .unwrap_or_default();
+            return Err(DecodeErrorKind::TimeOfDayOutOfRange {
+                value,
+                unit: match self.data_type {
+                    DataType::Time32(TimeUnit::Second) => "s",
+                    DataType::Time32(TimeUnit::Millisecond) => "ms",
+                    DataType::Time64(TimeUnit::Microsecond) => "µs",
+                    _ => "ns",
+                },
+            });
+        }
+        self.checked = self.values.len();
+        Ok(())
     }
 }
 
@@ -893,6 +953,112 @@ mod tests {
                 let kept = decoder.flush().unwrap();
                 assert_eq!(kept.iter().map(|b| b.num_rows()).sum::<usize>(), bad_row);
             }
+        }
+    }
+
+    /// A time of day outside a day (`time-millis` and `time-micros`, plain, in an array, in
+    /// a union) is an error naming its record, field and the record's offset; the rows
+    /// before it are kept; the bounds themselves (0 and a day less one unit) read.
+    #[test]
+    fn times_outside_a_day_are_errors() {
+        use crate::decode::test_encode::zigzag;
+        use crate::decode::{DecodeOptions, DecodePlan};
+        use crate::schema::Schema;
+        let schema = Schema::parse(
+            r#"{"type":"record","name":"r","fields":[
+                {"name":"id","type":"long"},
+                {"name":"t","type":{"type":"int","logicalType":"time-millis"}},
+                {"name":"u","type":{"type":"array","items":{"type":"long","logicalType":"time-micros"}}},
+                {"name":"n","type":["null",{"type":"int","logicalType":"time-millis"}]}]}"#,
+        )
+        .unwrap();
+        const MS: i64 = 86_400_000;
+        const US: i64 = 86_400_000_000;
+        let row = |out: &mut Vec<u8>, id: i64, t: i64, u: [i64; 2], n: Option<i64>| {
+            zigzag(id, out);
+            zigzag(t, out);
+            zigzag(2, out);
+            zigzag(u[0], out);
+            zigzag(u[1], out);
+            zigzag(0, out);
+            match n {
+                None => out.push(0),
+                Some(v) => {
+                    out.push(2);
+                    zigzag(v, out);
+                }
+            }
+        };
+        // (field, t, u, n, message)
+        type Case = (&'static str, i64, [i64; 2], Option<i64>, &'static str);
+        let bad_cases: [Case; 5] = [
+            ("t", MS, [0, 1], Some(5), "time of day 86400000 ms"),
+            ("t", -1, [0, 1], None, "time of day -1 ms"),
+            ("u.1", 5, [0, US], None, "time of day 86400000000 µs"),
+            ("u.0", 5, [-7, 0], Some(1), "time of day -7 µs"),
+            ("n", 5, [0, 1], Some(MS + 3), "time of day 86400003 ms"),
+        ];
+        for rows in [8usize, 1000] {
+            for (field, t, u, n, message) in bad_cases {
+                for bad_row in [0, rows / 2, rows - 1] {
+                    let mut block = Vec::new();
+                    let mut offset = 0;
+                    for r in 0..rows {
+                        if r == bad_row {
+                            offset = block.len();
+                            row(&mut block, r as i64, t, u, n);
+                        } else {
+                            let edge = (r % 2) as i64;
+                            row(
+                                &mut block,
+                                r as i64,
+                                edge * (MS - 1),
+                                [edge * (US - 1), 0],
+                                (r % 3 != 0).then_some((1 - edge) * (MS - 1)),
+                            );
+                        }
+                    }
+                    let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+                        .unwrap()
+                        .decoder();
+                    let error = decoder.decode_block(&block, rows as u64).unwrap_err();
+                    assert!(
+                        matches!(error.kind(), DecodeErrorKind::TimeOfDayOutOfRange { .. }),
+                        "{field}: {error}"
+                    );
+                    assert!(error.to_string().contains(message), "{error}");
+                    assert_eq!(error.record(), Some(bad_row as u64), "{field}: {error}");
+                    let path = error.field_path();
+                    assert_eq!(path, field.split('.').next().unwrap(), "{error}");
+                    assert_eq!(error.offset(), offset, "{field}: {error}");
+                    let kept = decoder.flush().unwrap();
+                    assert_eq!(kept.iter().map(|b| b.num_rows()).sum::<usize>(), bad_row);
+                    if let Some(batch) = &kept {
+                        batch
+                            .columns()
+                            .iter()
+                            .for_each(|c| c.to_data().validate_full().unwrap());
+                    }
+                }
+            }
+            // Every row within a day: read whole.
+            let mut block = Vec::new();
+            for r in 0..rows {
+                let edge = (r % 2) as i64;
+                row(
+                    &mut block,
+                    r as i64,
+                    edge * (MS - 1),
+                    [edge * (US - 1), 0],
+                    Some(0),
+                );
+            }
+            let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
+                .unwrap()
+                .decoder();
+            decoder.decode_block(&block, rows as u64).unwrap();
+            let kept = decoder.flush().unwrap();
+            assert_eq!(kept.iter().map(|b| b.num_rows()).sum::<usize>(), rows);
         }
     }
 }

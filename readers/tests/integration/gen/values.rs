@@ -236,15 +236,16 @@ pub fn random_value(rng: &mut Rng, model: &Model, s: &S, depth: usize) -> Value 
             Value::Uuid(Uuid::from_bytes(b))
         }
         S::Date => Value::Date(random_i32(rng)),
-        S::TimeMillis => Value::TimeMillis(if rng.one_in(4) {
-            random_i32(rng)
-        } else {
-            rng.below(86_400_000) as i32
+        // Times of day within a day (others are decode errors), the bounds often.
+        S::TimeMillis => Value::TimeMillis(match rng.below(8) {
+            0 => 0,
+            1 => 86_399_999,
+            _ => rng.below(86_400_000) as i32,
         }),
-        S::TimeMicros => Value::TimeMicros(if rng.one_in(4) {
-            random_i64(rng)
-        } else {
-            rng.below(86_400_000_000) as i64
+        S::TimeMicros => Value::TimeMicros(match rng.below(8) {
+            0 => 0,
+            1 => 86_399_999_999,
+            _ => rng.below(86_400_000_000) as i64,
         }),
         S::Timestamp { unit, local } => {
             let v = random_i64(rng);
