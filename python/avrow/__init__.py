@@ -67,6 +67,13 @@ def _source(source: Source) -> Any:
         return source
     if isinstance(source, (list, tuple)):
         return _paths(source)
+    try:
+        # Any other object with the buffer protocol (pyarrow.Buffer, a NumPy array of bytes).
+        view = memoryview(source)
+    except TypeError:
+        view = None
+    if view is not None:
+        return view.tobytes()
     raise TypeError(
         "source must be a path, a glob, a list of paths, bytes or a binary file-like object, "
         f"not {type(source).__name__}"
@@ -132,7 +139,19 @@ class Reader:
 
     def __init__(self, inner: "_avrow.Reader") -> None:
         self._inner = inner
-        self._schema = pa.Schema._import_from_c_capsule(inner.__arrow_c_schema__())
+        try:
+            self._schema = pa.Schema._import_from_c_capsule(inner.__arrow_c_schema__())
+        except pa.ArrowInvalid as e:
+            inner.close()
+            if "Recursion level" in str(e):
+                # pyarrow imports at most 64 levels of nested types; a recursive type unrolled
+                # max_recursion_depth times through maps and arrays can nest deeper.
+                raise SchemaError(
+                    f"the Arrow schema nests deeper than pyarrow can import ({e}): recursive "
+                    "types are unrolled max_recursion_depth times; pass a smaller "
+                    "max_recursion_depth"
+                ) from e
+            raise
         self._skipped: List[SkippedBlock] = []
 
     @property
@@ -208,15 +227,18 @@ def open_avro(
     """Open Avro data for reading batch by batch.
 
     ``source``: a path (``str`` or path-like), a glob (``"data/*.avro"``), a list of paths
-    (read in order, as one stream), ``bytes``/``bytearray``/``memoryview`` holding a whole
-    file, or a binary file-like object (read with its ``read`` method). Files whose writer
+    (read in order, as one stream), ``bytes``/``bytearray``/``memoryview`` (or any object with
+    the buffer protocol, such as ``pyarrow.Buffer``) holding a whole file, or a binary
+    file-like object (read with its ``read`` method). Files whose writer
     schemas differ are read as their merged schema (fields some files lack are null there,
     numbers widened, enum symbols and union branches joined; the Avro schema is the
     ``avro.schema`` metadata of ``Reader.schema``); schemas that do not merge raise
     :class:`avrow.errors.InvalidArgumentError` naming the file and field.
 
     ``columns``: the columns to decode, as names or dotted paths into records
-    (``"lines.sku"``); the others are skipped. ``batch_size``: rows per batch (default 8192).
+    (``"lines.sku"``); the others are skipped; the columns kept come in the file's order (a
+    projection, as the Rust reader's and the CLI's ``--columns``; ``table.select([...])``
+    reorders). ``batch_size``: rows per batch (default 8192).
     ``threads``: decoding threads (default and 0: every core; 1 decodes on the calling
     thread).
     ``reader_schema``: an Avro schema (JSON text or a dict) to read the data as (schema

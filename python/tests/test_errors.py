@@ -1,6 +1,7 @@
 """Bad input raises avrow's exceptions (never crashes the interpreter), naming the file,
 block, offset, record and field like the Rust error does."""
 
+import io
 import os
 
 import pytest
@@ -186,3 +187,29 @@ def test_a_file_objects_own_exception_is_raised_as_it_is():
         assert not isinstance(e.value, avrow.AvrowError)
     with pytest.raises(ValueError, match="on fire"):
         avrow.read_info(Failing(len(data) // 2))
+
+
+def test_times_outside_a_day_are_errors():
+    import fastavro
+
+    buf = io.BytesIO()
+    schema = {"type": "record", "name": "R", "fields": [
+        {"name": "t", "type": {"type": "int", "logicalType": "time-millis"}}]}
+    fastavro.writer(buf, schema, [{"t": 5}, {"t": 86_400_000}])
+    with pytest.raises(avrow.InvalidFileError, match="outside a day") as e:
+        avrow.read_avro(buf.getvalue())
+    assert e.value.field_path == "t" and e.value.record == 1
+
+
+def test_a_schema_nested_deeper_than_pyarrow_imports_says_what_to_lower():
+    import fastavro
+
+    tree = {"type": "record", "name": "T", "fields": [
+        {"name": "c", "type": ["null", {"type": "map", "values": {"type": "array", "items": "T"}}]}]}
+    buf = io.BytesIO()
+    fastavro.writer(buf, tree, [{"c": {"k": [{"c": None}]}}, {"c": None}])
+    with pytest.raises(avrow.SchemaError, match="max_recursion_depth"):
+        avrow.read_avro(buf.getvalue())
+    table = avrow.read_avro(buf.getvalue(), max_recursion_depth=8)
+    assert table.num_rows == 2
+    assert table.column("c")[0].as_py() == [("k", [{"c": None}])]

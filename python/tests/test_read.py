@@ -43,6 +43,7 @@ def test_sources_path_pathlike_list_glob_bytes_and_file_objects(tmp_path):
     assert avrow.read_avro(data).equals(want)
     assert avrow.read_avro(bytearray(data)).equals(want)
     assert avrow.read_avro(memoryview(data)).equals(want)
+    assert avrow.read_avro(pa.py_buffer(data)).equals(want)
     assert avrow.read_avro(io.BytesIO(data)).equals(want)
     with open(ORDER, "rb") as f:
         assert avrow.read_avro(f).equals(want)

@@ -193,3 +193,28 @@ def test_dictionaries_with_null_values_polars_nulls_and_union_branches(tmp_path)
         avrow.write_avro(pa.table({"c": column}), out, avro_schema=schema(union))
         with open(out, "rb") as f:
             assert [r["c"] for r in fastavro.reader(f)] == [expected]
+
+
+def test_a_recursive_table_is_written_with_its_recursive_schema(tmp_path):
+    # Recursion through an array and a map: the unrolled type ends in an empty Null column.
+    tree = {"type": "record", "name": "Tree", "namespace": "t", "fields": [
+        {"name": "v", "type": "int"},
+        {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B"]}},
+        {"name": "children", "type": {"type": "array", "items": "Tree"}},
+        {"name": "named", "type": {"type": "map", "values": "Tree"}}]}
+    leaf = lambda v: {"v": v, "kind": "B", "children": [], "named": {}}
+    records = [
+        {"v": 1, "kind": "A", "children": [leaf(2), {"v": 3, "kind": "A", "children": [leaf(4)],
+                                                      "named": {"x": leaf(5)}}], "named": {}},
+        leaf(6),
+    ]
+    src = tmp_path / "tree.avro"
+    with open(src, "wb") as f:
+        fastavro.writer(f, tree, records)
+    table = avrow.read_avro(str(src), max_recursion_depth=5)
+    out = tmp_path / "out.avro"
+    avrow.write_avro(table, str(out), codec="none")
+    with open(out, "rb") as f:
+        reader = fastavro.reader(f)
+        assert reader.writer_schema["name"] == "t.Tree"
+        assert list(reader) == records

@@ -24,6 +24,7 @@ pub(crate) struct Bound<'a> {
 pub(crate) fn bind<'a>(plan: &'a Plan, array: &'a dyn Array, path: Arc<str>) -> Bound<'a> {
     let kind = match plan {
         Plan::Null => Kind::Null,
+        Plan::Absent => Kind::Absent,
         Plan::Boolean => Kind::Boolean(array.as_boolean()),
         Plan::Int { scale, int32 } => Kind::Int {
             values: Ints::of(array).expect("the plan checked the type"),
@@ -169,6 +170,8 @@ pub(super) fn child(parent: &str, name: &str) -> Arc<str> {
 /// What a bound array is, downcast: a leaf's typed view, or its bound children.
 pub(super) enum Kind<'a> {
     Null,
+    /// [`Plan::Absent`]: any value is an error.
+    Absent,
     Boolean(&'a BooleanArray),
     Int {
         values: Ints<'a>,

@@ -54,6 +54,9 @@ impl Bin {
 pub(crate) enum Plan {
     /// Avro `null` (nothing written).
     Null,
+    /// A `Null` column of array items or map values whose Avro type is not `null`: there
+    /// must be no item (each one is a null the Avro type cannot hold).
+    Absent,
     Boolean,
     /// An integer column as `int` (`int32`: values checked to fit) or `long`.
     Int {
@@ -350,7 +353,7 @@ impl<'a> Builder<'a> {
             }
             Node::Array(item) => match t {
                 DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
-                    let item = self.field(f, item, &format!("{path}[]"))?;
+                    let item = self.items(f, item, &format!("{path}[]"))?;
                     Ok(Plan::Array {
                         item: Box::new(item),
                     })
@@ -368,7 +371,7 @@ impl<'a> Builder<'a> {
                     let key = Bin::of(kv[0].data_type())
                         .filter(|b| b.is_text())
                         .ok_or_else(|| Self::fail(path, "map keys must be strings"))?;
-                    let value = self.field(&kv[1], value, &format!("{path}{{}}"))?;
+                    let value = self.items(&kv[1], value, &format!("{path}{{}}"))?;
                     Ok(Plan::Map {
                         key,
                         value: Box::new(value),
@@ -422,6 +425,18 @@ impl<'a> Builder<'a> {
                     NamedDef::Fixed(f) => self.fixed(t, f.size, f.logical).ok_or_else(mismatch),
                 }
             }
+        }
+    }
+
+    /// The plan of an array's items or a map's values. A `Null` column there whose Avro type
+    /// has no null is [`Plan::Absent`]: the items of the innermost level a reader unrolled a
+    /// recursive type to (a tree's children at the depth limit, always empty), so that such a
+    /// table is written with the recursive schema it was read with.
+    fn items(&mut self, f: &Field, node: &Node, path: &str) -> Result<Plan, PlanError> {
+        let plan = self.field(f, node, path);
+        match plan {
+            Err(_) if matches!(f.data_type(), DataType::Null) => Ok(Plan::Absent),
+            plan => plan,
         }
     }
 

@@ -48,6 +48,7 @@ impl<'a> Bound<'a> {
         }
         match &self.kind {
             Kind::Null => {}
+            Kind::Absent => return Err(self.error(EncodeErrorKind::Null, row)),
             Kind::Boolean(a) => out.push(u8::from(a.value(i))),
             Kind::Int {
                 values,

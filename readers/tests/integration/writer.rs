@@ -672,3 +672,52 @@ fn derived_records_take_the_given_name() {
         w.avro_schema().canonical_form()
     );
 }
+
+/// A Null column of array items (or map values) fits an Avro item type without null only
+/// while it holds no item: empty lists are written, an item is an error naming the column.
+#[test]
+fn null_items_fit_any_item_type_only_while_there_are_none() {
+    use arrow_array::{ListArray, NullArray};
+    use arrow_buffer::OffsetBuffer;
+    use arrow_schema::{DataType, Field};
+    let schema = avrow::Schema::parse(
+        r#"{"type":"record","name":"r","fields":[
+            {"name":"l","type":{"type":"array","items":{"type":"record","name":"T","fields":[
+                {"name":"v","type":"int"}]}}}]}"#,
+    )
+    .unwrap();
+    let item = Arc::new(Field::new("item", DataType::Null, true));
+    let lists = |offsets: Vec<i32>| {
+        let n = *offsets.last().unwrap() as usize;
+        let list = ListArray::new(
+            item.clone(),
+            OffsetBuffer::new(offsets.into()),
+            Arc::new(NullArray::new(n)),
+            None,
+        );
+        RecordBatch::try_from_iter([("l", Arc::new(list) as ArrayRef)]).unwrap()
+    };
+    let empty = lists(vec![0, 0, 0]);
+    let mut w = WriterBuilder::new(empty.schema())
+        .with_avro_schema(schema.clone())
+        .build(Vec::new())
+        .unwrap();
+    w.write(&empty).unwrap();
+    let file = w.finish().unwrap();
+    let back: Vec<_> = apache_avro::Reader::new(&file[..])
+        .unwrap()
+        .map(|r| r.unwrap())
+        .collect();
+    assert_eq!(back.len(), 2);
+    let full = lists(vec![0, 0, 1]);
+    let mut w = WriterBuilder::new(full.schema())
+        .with_avro_schema(schema)
+        .build(Vec::new())
+        .unwrap();
+    let e = w
+        .write(&full)
+        .and_then(|()| w.finish().map(drop))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("l[]") && e.contains("row 1"), "{e}");
+}
