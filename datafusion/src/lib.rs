@@ -201,12 +201,23 @@ async fn listing_table(
                 .with_listing_options(listing_options(path, options))
                 .with_schema(schema)
         }
-        // No file matched: DataFusion's own error names the location.
+        // A file, a directory, a glob within a level, or a glob that matched nothing
+        // (DataFusion's own error names the location). Hive-style partition directories
+        // (`k=v/`, as `COPY ... PARTITIONED BY` writes them) become columns, as `CREATE
+        // EXTERNAL TABLE` makes them (unless the session turns that off).
         None => {
-            ListingTableConfig::new(url)
-                .with_listing_options(listing_options(path, options))
-                .infer_schema(&ctx.state())
-                .await?
+            let state = ctx.state();
+            let config =
+                ListingTableConfig::new(url).with_listing_options(listing_options(path, options));
+            let config = match state
+                .config_options()
+                .execution
+                .listing_table_factory_infer_partitions
+            {
+                true => config.infer_partitions_from_path(&state).await?,
+                false => config,
+            };
+            config.infer_schema(&state).await?
         }
     };
     let table = ListingTable::try_new(config)?

@@ -190,19 +190,11 @@ impl Input {
     pub(crate) fn count_rows(&self) -> Result<RowCount> {
         match self {
             Input::Local(path) => {
-                let mut rows = 0u64;
-                for block in avrow::BlockReader::open(path).map_err(external)? {
-                    // Counts are the file's word: one too large for a u64 total is no count.
-                    rows = rows
-                        .checked_add(block.map_err(external)?.record_count())
-                        .ok_or_else(|| {
-                            DataFusionError::Execution(format!(
-                                "{}: the blocks declare more than {} records",
-                                path.display(),
-                                u64::MAX
-                            ))
-                        })?;
-                }
+                // Each count is checked against its block's size, as decoding checks it: a
+                // count the records could not fill is an error, not the answer.
+                let rows = avrow::BlockReader::open(path)
+                    .and_then(avrow::BlockReader::count_records)
+                    .map_err(external)?;
                 Ok(RowCount::Exact(rows))
             }
             Input::Remote(object) => {

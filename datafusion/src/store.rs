@@ -213,6 +213,16 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
         )
     };
     let sync = header.sync();
+    // Each count is checked against its block's size as decoding checks it (a count the
+    // records could not fill is an error, not the answer): the stored bytes bound the data
+    // with the null codec, the block size limit otherwise.
+    let min_record_size = avrow::avrow_engine::DecodePlan::new(
+        header.schema(),
+        &avrow::avrow_engine::DecodeOptions::default(),
+    )
+    .map(|plan| plan.decoder().min_record_size())
+    .unwrap_or(0);
+    let uncompressed = header.codec() == avrow::Codec::Null;
     let mut window = Window::new(object.clone(), prefix);
     let first = header.len();
     let mut at = first;
@@ -242,6 +252,20 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
         }
         match frame(&mut window, at, chunk)? {
             Some((count, end)) if end <= object.size => {
+                let bytes = match uncompressed {
+                    true => (end - at) as usize,
+                    false => avrow::DEFAULT_MAX_BLOCK_SIZE,
+                };
+                let fits = match min_record_size {
+                    0 => count <= i32::MAX as u64,
+                    m => count <= (bytes / m) as u64,
+                };
+                if !fits {
+                    return Err(invalid(format!(
+                        "the block at byte {at} declares {count} records, more than its \
+                         {bytes} bytes can hold (records of at least {min_record_size} bytes)"
+                    )));
+                }
                 rows = rows.checked_add(count).ok_or_else(|| {
                     invalid(format!(
                         "the blocks up to byte {end} declare more than {} records",

@@ -5,6 +5,7 @@ use crate::codec::{Codec, Decompressor};
 use crate::container::Header;
 use crate::error::Result;
 use crate::source::{BlockSource, FileInput, OpenOptions, RawBlock};
+use avrow_engine::{DecodeOptions, DecodePlan};
 use bytes::Bytes;
 use std::io::Read;
 use std::path::Path;
@@ -40,6 +41,43 @@ impl Block {
     /// The codec of the block's data.
     pub fn codec(&self) -> Codec {
         self.raw.ctx.codec
+    }
+
+    /// The block's record count, checked against its size as decoding checks it: `count`
+    /// records of at least `min_record_size` bytes each (see
+    /// [`avrow_engine::RecordDecoder::min_record_size`]) must fit the block's data (its
+    /// stored bytes with the null codec, else the block size limit its data may decompress
+    /// to), and a block holds at most 2^31 - 1 records of no bytes. A count no decoding could
+    /// read is an error, so a count from the headers agrees with reading the records.
+    ///
+    /// # Errors
+    /// [`crate::Error::Decode`] naming the file and block when the count cannot be right.
+    pub fn checked_record_count(&self, min_record_size: usize) -> Result<u64> {
+        let count = self.raw.count;
+        let bytes = match self.codec() {
+            Codec::Null => self.raw.data.len(),
+            _ => self.raw.ctx.max_block_size,
+        };
+        let fits = match min_record_size {
+            0 => count <= i32::MAX as u64,
+            m => count <= (bytes / m) as u64,
+        };
+        if fits {
+            return Ok(count);
+        }
+        Err(crate::Error::Decode {
+            file: self.raw.ctx.file.to_string(),
+            block: self.index(),
+            offset: self.offset(),
+            source: avrow_engine::DecodeError::new(
+                avrow_engine::DecodeErrorKind::TooLarge(avrow_engine::Limit::Records {
+                    count,
+                    bytes,
+                    min_record_size,
+                }),
+                0,
+            ),
+        })
     }
 
     /// The block's data decompressed into `out` (replacing its contents).
@@ -116,6 +154,33 @@ impl BlockReader {
     /// The file header.
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// The file's records, counted from its block headers without decompressing or decoding,
+    /// each block's count checked as [`Block::checked_record_count`] checks it against the
+    /// smallest record the writer schema allows.
+    ///
+    /// # Errors
+    /// A block that cannot be read, or whose count cannot be right; a total over `u64`.
+    pub fn count_records(self) -> Result<u64> {
+        // (A schema avrow cannot decode still has counts: they are then checked only as
+        // records of no bytes would be.)
+        let min_record_size = DecodePlan::new(self.header.schema(), &DecodeOptions::default())
+            .map(|plan| plan.decoder().min_record_size())
+            .unwrap_or(0);
+        let file = self.header.clone();
+        let mut records = 0u64;
+        for block in self {
+            let count = block?.checked_record_count(min_record_size)?;
+            records = records.checked_add(count).ok_or_else(|| {
+                crate::Error::InvalidArgument(format!(
+                    "the blocks declare more than {} records (codec {})",
+                    u64::MAX,
+                    file.codec()
+                ))
+            })?;
+        }
+        Ok(records)
     }
 }
 

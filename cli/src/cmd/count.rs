@@ -1,6 +1,7 @@
 //! `avrow count FILE...`: record counts from the block headers, without decompressing or
-//! decoding. Every block's framing and sync marker is still checked, so a truncated or corrupt
-//! file is an error rather than a smaller count.
+//! decoding. Every block's framing and sync marker is still checked, and its count against its
+//! size as decoding checks it, so a truncated or corrupt file is an error rather than another
+//! count than reading it would give.
 
 use super::{json_text, print, Status};
 use crate::args::CountArgs;
@@ -14,11 +15,7 @@ use std::process::ExitCode;
 /// # Errors
 /// The input cannot be read, or a block is malformed.
 pub fn count(input: &Input) -> Result<u64, avrow::Error> {
-    let mut records = 0;
-    for block in input.blocks(&ByteCounter::default())? {
-        records += block?.record_count();
-    }
-    Ok(records)
+    input.blocks(&ByteCounter::default())?.count_records()
 }
 
 /// Counts every input; a failing input is reported on stderr (or in the JSON) and makes the

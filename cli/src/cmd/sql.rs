@@ -131,6 +131,7 @@ pub fn run(args: &SqlArgs) -> Result<()> {
             // is planned, a CREATE EXTERNAL TABLE's store options taken out of it.
             avrow_datafusion::register_stores_for_statement(&ctx, &mut statement, &options)
                 .map_err(|e| usage(format!("the query: {e}")))?;
+            register_path_tables(&ctx, &statement).await?;
             let plan = ctx
                 .state()
                 .statement_to_plan(statement)
@@ -149,6 +150,54 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         }
         Ok::<_, anyhow::Error>(())
     })?;
+    Ok(())
+}
+
+/// The local directories a statement names as tables (`FROM 'data/'`) registered as tables
+/// under those names, as `--table` registers them: DataFusion's URL tables take a
+/// directory's format from whichever file it lists first (a Spark `.crc` file: "table not
+/// found"; a stray `.json`: JSON), and lose its `k=v/` partition columns. A quoted path that
+/// names no file is an error that says so (DataFusion's says the table was not found).
+async fn register_path_tables(
+    ctx: &SessionContext,
+    statement: &datafusion::sql::parser::Statement,
+) -> Result<()> {
+    use datafusion::common::TableReference;
+    let references = ctx
+        .state()
+        .resolve_table_references(statement)
+        .map_err(query_error)?;
+    for reference in references {
+        let TableReference::Bare { table } = &reference else {
+            continue;
+        };
+        let name = table.as_ref();
+        let bare = TableReference::bare(name);
+        if name.contains("://") || ctx.table_exist(bare.clone()).map_err(query_error)? {
+            continue;
+        }
+        let path = std::path::Path::new(name);
+        if path.is_dir() {
+            let mut location = name.to_string();
+            if !location.ends_with('/') {
+                location.push('/');
+            }
+            let table = ctx
+                .read_avrow(&location, AvrowReadOptions::default())
+                .await
+                .map_err(|e| anyhow!("{name}: {e}"))?
+                .into_view();
+            ctx.register_table(bare, table)
+                .map_err(|e| anyhow!("{name}: {e}"))?;
+        } else if !path.exists()
+            && (name.contains('/') || path.extension().is_some())
+            && !name.contains(['*', '?', '['])
+        {
+            return Err(usage(format!(
+                "{name}: no such file or directory (a quoted table name is read as a path)"
+            )));
+        }
+    }
     Ok(())
 }
 

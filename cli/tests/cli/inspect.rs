@@ -327,6 +327,45 @@ fn count_reports_bad_files_and_goes_on() {
     assert_eq!(json["total"], 8_000);
 }
 
+/// A block declaring more records than its bytes can hold is a bad file for `count` too (it
+/// counted the header's word while every read of the file failed).
+#[test]
+fn count_refuses_a_count_the_block_cannot_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.avro");
+    let mut file = std::fs::read(sample("telemetry")).unwrap();
+    std::fs::write(&good, &file).unwrap();
+    let start = avrow::BlockReader::from_bytes(file.clone())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .offset() as usize;
+    // The first block's count, a varint, made 2^40 (framing is read in sequence: a longer
+    // varint shifts the rest of the file, which stays well formed).
+    let mut end = start;
+    while file[end] & 0x80 != 0 {
+        end += 1;
+    }
+    let mut z = (1u64 << 40) << 1;
+    let mut bytes = Vec::new();
+    while z >= 0x80 {
+        bytes.push((z as u8) | 0x80);
+        z >>= 7;
+    }
+    bytes.push(z as u8);
+    file.splice(start..=end, bytes);
+    let lying = dir.path().join("lying.avro");
+    std::fs::write(&lying, &file).unwrap();
+    let out = avrow().arg("count").arg(&lying).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = one_error_line(&out.stderr);
+    assert!(
+        err.contains("lying.avro: block 0") && err.contains("cannot hold"),
+        "{err}"
+    );
+}
+
 #[test]
 fn head_prints_a_table() {
     let text = stdout_of(&["head"], &sample("telemetry"));

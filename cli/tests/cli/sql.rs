@@ -160,6 +160,24 @@ fn globs_and_lone_files_by_path() {
         sql(&["--format", "csv", &q]),
         "paid,n\nfalse,168\ntrue,1332\n"
     );
+    // A directory named in the query, with files of other kinds beside the Avro ones (a
+    // Spark checksum, a stray JSON file): its .avro files, with or without the slash.
+    std::fs::write(dir.path().join(".a.avro.crc"), "crc").unwrap();
+    std::fs::write(dir.path().join("0.json"), "{\"x\": 1}\n").unwrap();
+    for slash in ["/", ""] {
+        let q = format!(
+            "SELECT count(*) AS n FROM '{}{slash}'",
+            dir.path().display()
+        );
+        assert_eq!(sql(&["--format", "csv", &q]), "n\n3000\n", "{q}");
+    }
+    // A quoted path that names nothing says so (a usage error).
+    let missing = format!("SELECT * FROM '{}'", dir.path().join("nope.avro").display());
+    avrow()
+        .args(["sql", &missing])
+        .assert()
+        .code(2)
+        .stderr(contains("nope.avro: no such file or directory"));
 }
 
 #[test]

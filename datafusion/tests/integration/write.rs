@@ -222,6 +222,32 @@ async fn copy_partitioned_by_writes_a_file_per_value() {
         total += n;
     }
     assert_eq!(total, 1500);
+    // Read back through the registration helper: the partition directories are a column, as
+    // with CREATE EXTERNAL TABLE.
+    use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt};
+    let back = avrow_ctx(2);
+    back.register_avrow(
+        "p",
+        &format!("{}/", dir.path().display()),
+        AvrowReadOptions::default(),
+    )
+    .await
+    .unwrap();
+    let want = text(
+        &query(
+            &ctx,
+            "SELECT paid, count(*) AS n FROM t GROUP BY paid ORDER BY paid",
+        )
+        .await,
+    );
+    let got = text(
+        &query(
+            &back,
+            "SELECT CAST(paid AS BOOLEAN) AS paid, count(*) AS n FROM p GROUP BY paid ORDER BY paid",
+        )
+        .await,
+    );
+    assert_eq!(got, want);
 }
 
 #[tokio::test]

@@ -294,3 +294,73 @@ fn random_corruption_never_panics_or_hangs() {
     let failures = with_watchdog(jobs);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Counts from the block headers are held to what the block could hold, as decoding holds
+/// them: a count larger than the records fit is an error naming the block (it was the
+/// answer of `count(*)`), counts of records of no bytes are capped, and honest files count
+/// as they read.
+#[test]
+fn counts_from_headers_are_checked_against_the_block() {
+    use arrow_array::{ArrayRef, Int64Array, NullArray, RecordBatch};
+    use std::sync::Arc;
+    let write = |column: ArrayRef, codec: avrow::Codec| {
+        let batch = RecordBatch::try_from_iter([("c", column)]).unwrap();
+        let mut w = avrow::WriterBuilder::new(batch.schema())
+            .with_codec(codec)
+            .build(Vec::new())
+            .unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap()
+    };
+    // The first block's count varint (zigzag) set to `count`, the rest as written.
+    let with_count = |file: &[u8], count: i64| {
+        let start = avrow::BlockReader::from_bytes(file.to_vec())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .offset() as usize;
+        let mut pos = start;
+        while file[pos] & 0x80 != 0 {
+            pos += 1;
+        }
+        let mut out = file[..start].to_vec();
+        let mut z = ((count << 1) ^ (count >> 63)) as u64;
+        while z >= 0x80 {
+            out.push((z as u8) | 0x80);
+            z >>= 7;
+        }
+        out.push(z as u8);
+        out.extend_from_slice(&file[pos + 1..]);
+        out
+    };
+    let longs = write(
+        Arc::new(Int64Array::from(vec![1, 2, 3])),
+        avrow::Codec::Null,
+    );
+    let honest = avrow::BlockReader::from_bytes(longs.clone()).unwrap();
+    assert_eq!(honest.count_records().unwrap(), 3);
+    let lying = with_count(&longs, 5);
+    let e = avrow::BlockReader::from_bytes(lying.clone())
+        .unwrap()
+        .count_records()
+        .unwrap_err();
+    assert!(e.to_string().contains("cannot hold 5 records"), "{e}");
+    // Reading it says the same.
+    let read = read_avrow_caught(&lying, &Opts::default()).unwrap();
+    assert!(read.is_err());
+    // Records of no bytes: up to 2^31 - 1 a block, as decoding allows.
+    let nulls = write(Arc::new(NullArray::new(4)), avrow::Codec::Deflate);
+    assert_eq!(
+        avrow::BlockReader::from_bytes(with_count(&nulls, i32::MAX as i64))
+            .unwrap()
+            .count_records()
+            .unwrap(),
+        i32::MAX as u64
+    );
+    let e = avrow::BlockReader::from_bytes(with_count(&nulls, 1 << 40))
+        .unwrap()
+        .count_records()
+        .unwrap_err();
+    assert!(e.to_string().contains("no bytes"), "{e}");
+}
