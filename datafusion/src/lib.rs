@@ -68,7 +68,9 @@ pub use stores::{
 /// Make avrow the `avro` format of `ctx`: `CREATE EXTERNAL TABLE ... STORED AS AVRO` (and
 /// every other use of the `avro` file type in that session) reads and writes with avrow.
 /// With the `parquet` feature, the `parquet` format becomes `ParquetCompatFormatFactory`
-/// too, so that Avro's unions, durations and empty records can be copied to Parquet.
+/// too, so that Avro's unions, durations and empty records can be copied to Parquet. It also
+/// sets the session's `skip_physical_aggregate_schema_check`, so that aggregates run over a
+/// `UNION ALL` of Avro tables whose writer schemas (`avro.schema` metadata) differ.
 ///
 /// # Errors
 /// Never in practice (DataFusion's registration is fallible in general).
@@ -115,7 +117,9 @@ pub trait SessionContextAvrowExt {
     /// Register the Avro files at `path` (a file, a directory, a glob or an object store
     /// URL, globs included: `s3://bucket/logs/*.avro`) as table `name`, read by avrow with
     /// `options`. The store of a URL must be registered with the session first
-    /// ([`register_store_for`] does it from the environment).
+    /// ([`register_store_for`] does it from the environment). Hive-style `k=v/` directories
+    /// become columns; the session's `skip_physical_aggregate_schema_check` is set (see
+    /// [`register`]).
     async fn register_avrow(&self, name: &str, path: &str, options: AvrowReadOptions)
         -> Result<()>;
 
@@ -204,20 +208,37 @@ async fn listing_table(
         // A file, a directory, a glob within a level, or a glob that matched nothing
         // (DataFusion's own error names the location). Hive-style partition directories
         // (`k=v/`, as `COPY ... PARTITIONED BY` writes them) become columns, as `CREATE
-        // EXTERNAL TABLE` makes them (unless the session turns that off).
+        // EXTERNAL TABLE` makes them (unless the session turns that off); directories that do
+        // not read as partitions (mixed depths, a key the files also hold as a column) are
+        // read without them.
         None => {
             let state = ctx.state();
-            let config =
+            let plain =
                 ListingTableConfig::new(url).with_listing_options(listing_options(path, options));
-            let config = match state
+            let partitioned = match state
                 .config_options()
                 .execution
                 .listing_table_factory_infer_partitions
             {
-                true => config.infer_partitions_from_path(&state).await?,
-                false => config,
+                true => match plain.clone().infer_partitions_from_path(&state).await {
+                    Ok(config) => config.infer_schema(&state).await.ok().filter(|config| {
+                        let keys = config
+                            .options
+                            .as_ref()
+                            .map(|o| o.table_partition_cols.as_slice())
+                            .unwrap_or_default();
+                        config.file_schema.as_ref().is_some_and(|schema| {
+                            keys.iter().all(|(k, _)| schema.field_with_name(k).is_err())
+                        })
+                    }),
+                    Err(_) => None,
+                },
+                false => None,
             };
-            config.infer_schema(&state).await?
+            match partitioned {
+                Some(config) => config,
+                None => plain.infer_schema(&state).await?,
+            }
         }
     };
     let table = ListingTable::try_new(config)?

@@ -136,11 +136,11 @@ fn holds_struct(data_type: &DataType) -> bool {
 }
 
 /// `batch` with each struct's nulls added to its fields' (through structs nested in
-/// structs, and structs inside lists, maps and unions), so that a field of a null struct is null. The decoder leaves a placeholder
-/// there (0, an empty string), as Arrow allows, and DataFusion 55's `get_field` returns the
-/// field's own values without the struct's nulls (apache/datafusion#25120, fixed after 55):
-/// `s.a IS NULL` was false and `s.a` 0 for a null `s`. Bitmap work only: a column with no
-/// null struct is returned as it is.
+/// structs, and structs inside lists, maps and unions), so that a field of a null struct is
+/// null. The decoder leaves a placeholder there (0, an empty string), as Arrow allows, and
+/// DataFusion 55's `get_field` returns the field's own values without the struct's nulls
+/// (apache/datafusion#25120, fixed after 55): `s.a IS NULL` was false and `s.a` 0 for a null
+/// `s`. Bitmap work only: a column with no null struct is returned as it is.
 pub(crate) fn with_struct_nulls(batch: RecordBatch) -> datafusion::common::Result<RecordBatch> {
     let mut columns = batch.columns().to_vec();
     let mut changed = false;

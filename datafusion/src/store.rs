@@ -173,9 +173,9 @@ impl Window {
     }
 }
 
-/// A block's framing: its record count and where it ends (after its sync marker); `None`
-/// where the framing cannot be read (the reader then reports the exact error).
-fn frame(window: &mut Window, at: u64, chunk: u64) -> std::io::Result<Option<(u64, u64)>> {
+/// A block's framing: its record count, its data's size and where it ends (after its sync
+/// marker); `None` where the framing cannot be read (the reader then reports the exact error).
+fn frame(window: &mut Window, at: u64, chunk: u64) -> std::io::Result<Option<(u64, u64, u64)>> {
     window.ensure(at, 20, chunk)?;
     let head = window.slice(at..at + 20);
     let Some((count, a)) = varint(&head) else {
@@ -191,7 +191,7 @@ fn frame(window: &mut Window, at: u64, chunk: u64) -> std::io::Result<Option<(u6
         .checked_add((a + b) as u64)
         .and_then(|e| e.checked_add(size as u64))
         .and_then(|e| e.checked_add(16));
-    Ok(end.map(|end| (count as u64, end)))
+    Ok(end.map(|end| (count as u64, size as u64, end)))
 }
 
 /// One zigzag varint long and its length in bytes (the reader's reference kernel).
@@ -251,9 +251,9 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
             return Ok(RowCount::Exact(rows));
         }
         match frame(&mut window, at, chunk)? {
-            Some((count, end)) if end <= object.size => {
+            Some((count, size, end)) if end <= object.size => {
                 let bytes = match uncompressed {
-                    true => (end - at) as usize,
+                    true => usize::try_from(size).unwrap_or(usize::MAX),
                     false => avrow::DEFAULT_MAX_BLOCK_SIZE,
                 };
                 let fits = match min_record_size {
@@ -262,8 +262,8 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
                 };
                 if !fits {
                     return Err(invalid(format!(
-                        "the block at byte {at} declares {count} records, more than its \
-                         {bytes} bytes can hold (records of at least {min_record_size} bytes)"
+                        "the block at byte {at}: a block of {bytes} bytes cannot hold {count} \
+                         records of at least {min_record_size} bytes"
                     )));
                 }
                 rows = rows.checked_add(count).ok_or_else(|| {
@@ -375,7 +375,7 @@ fn hop_to(
     let mut hops = 0;
     while hops < MAX_HOPS {
         // The first framing lies in the header's GET; later ones fetch their 20 bytes.
-        let Some((_, end)) = frame(window, at, 20)? else {
+        let Some((_, _, end)) = frame(window, at, 20)? else {
             return Ok(None);
         };
         if end > size || end <= at {
@@ -456,7 +456,7 @@ impl Read for SplitStream {
             // The framing GET also brings the block's data, up to the split's end.
             let chunk = READ_CHUNK.min(self.range_end.max(self.pos + 20) - self.pos);
             self.block_end = match frame(&mut self.window, self.pos, chunk)? {
-                Some((_, end)) => end.min(size),
+                Some((_, _, end)) => end.min(size),
                 // Hand the reader what there is and let it name the framing error.
                 None => {
                     self.done = true;

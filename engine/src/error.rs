@@ -236,7 +236,7 @@ impl fmt::Display for DecodeErrorKind {
             ),
             DecodeErrorKind::TimeOfDayOutOfRange { value, unit } => write!(
                 f,
-                "time of day {value} {unit} is outside a day (0 to 24 hours, excluded)"
+                "time of day {value} {unit} is outside a day (it must be at least 0 and less than 24 hours)"
             ),
             DecodeErrorKind::DurationOverflow { months, days } => write!(
                 f,

@@ -75,7 +75,8 @@ def _source(source: Source) -> Any:
     if view is not None:
         return view.tobytes()
     raise TypeError(
-        "source must be a path, a glob, a list of paths, bytes or a binary file-like object, "
+        "source must be a path, a glob, a list of paths, bytes (or another buffer) or a binary "
+        "file-like object, "
         f"not {type(source).__name__}"
     )
 

@@ -168,15 +168,15 @@ impl BlockReader {
         let min_record_size = DecodePlan::new(self.header.schema(), &DecodeOptions::default())
             .map(|plan| plan.decoder().min_record_size())
             .unwrap_or(0);
-        let file = self.header.clone();
         let mut records = 0u64;
         for block in self {
-            let count = block?.checked_record_count(min_record_size)?;
+            let block = block?;
+            let count = block.checked_record_count(min_record_size)?;
             records = records.checked_add(count).ok_or_else(|| {
                 crate::Error::InvalidArgument(format!(
-                    "the blocks declare more than {} records (codec {})",
-                    u64::MAX,
-                    file.codec()
+                    "{}: the blocks declare more than {} records",
+                    block.raw.ctx.file,
+                    u64::MAX
                 ))
             })?;
         }

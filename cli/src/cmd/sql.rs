@@ -163,6 +163,21 @@ async fn register_path_tables(
     statement: &datafusion::sql::parser::Statement,
 ) -> Result<()> {
     use datafusion::common::TableReference;
+    use datafusion::sql::parser::Statement as DfStatement;
+    use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
+    // Names a statement creates or drops are not read (a local directory of the same name
+    // must not become the table `CREATE EXTERNAL TABLE` is about to define).
+    let defines = match statement {
+        DfStatement::CreateExternalTable(_) => true,
+        DfStatement::Statement(s) => matches!(
+            s.as_ref(),
+            SqlStatement::CreateTable(_) | SqlStatement::CreateView(_) | SqlStatement::Drop { .. }
+        ),
+        _ => false,
+    };
+    if defines {
+        return Ok(());
+    }
     let references = ctx
         .state()
         .resolve_table_references(statement)
@@ -177,7 +192,8 @@ async fn register_path_tables(
             continue;
         }
         let path = std::path::Path::new(name);
-        if path.is_dir() {
+        // (A directory of other files, Parquet ones say, stays DataFusion's URL table.)
+        if path.is_dir() && holds_avro(path) {
             let mut location = name.to_string();
             if !location.ends_with('/') {
                 location.push('/');
@@ -199,6 +215,34 @@ async fn register_path_tables(
         }
     }
     Ok(())
+}
+
+/// Whether `dir` or a directory below it (partitions, `k=v/`) holds a `.avro` file; a
+/// bounded walk (the first 10 000 entries).
+fn holds_avro(dir: &std::path::Path) -> bool {
+    let mut pending = vec![dir.to_path_buf()];
+    let mut seen = 0usize;
+    while let Some(dir) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > 10_000 {
+                return false;
+            }
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("avro"))
+            {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 /// Registers `--table NAME=PATH`: Avro unless PATH (a file or a glob) ends in the extension

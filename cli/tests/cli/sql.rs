@@ -171,6 +171,15 @@ fn globs_and_lone_files_by_path() {
         );
         assert_eq!(sql(&["--format", "csv", &q]), "n\n3000\n", "{q}");
     }
+    // A table a statement defines under a directory's name is that statement's (the
+    // directory is not registered first), and a directory of Parquet files stays one.
+    let d = dir.path().display();
+    let script = format!(
+        "CREATE EXTERNAL TABLE \"{d}\" STORED AS AVRO LOCATION '{d}/'; \
+         COPY (SELECT id FROM \"{d}\") TO '{d}/pq/' STORED AS PARQUET; \
+         SELECT count(*) AS n FROM '{d}/pq/'"
+    );
+    assert_eq!(sql(&["--format", "csv", &script]), "count\n3000\nn\n3000\n");
     // A quoted path that names nothing says so (a usage error).
     let missing = format!("SELECT * FROM '{}'", dir.path().join("nope.avro").display());
     avrow()

@@ -343,6 +343,45 @@ async fn statistics_from_an_object_store_count_rows() {
     assert!(plan.contains("1500 as count(*)"), "{plan}");
 }
 
+/// A block declaring more records than its bytes hold, in a store: the walk for statistics
+/// refuses the count (as a local file's and the reader's checks do) instead of answering it.
+#[tokio::test]
+async fn statistics_from_an_object_store_check_each_count() {
+    use arrow::array::{ArrayRef, Int64Array, RecordBatch};
+    use std::sync::Arc;
+    let batch =
+        RecordBatch::try_from_iter([("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef)])
+            .unwrap();
+    let mut w = avrow::WriterBuilder::new(batch.schema())
+        .build(Vec::new())
+        .unwrap();
+    w.write(&batch).unwrap();
+    let mut file = w.finish().unwrap();
+    let start = avrow::BlockReader::from_bytes(file.clone())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .offset() as usize;
+    assert_eq!(file[start], 6, "a count of 3, one byte");
+    file[start] = 10; // 5 records in 3 bytes
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("lying.avro");
+    std::fs::write(&path, &file).unwrap();
+    let (ctx, _) = remote_ctx(2, true, &[&path]).await;
+    let err = match ctx
+        .sql("CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 'memory://bucket/data/lying.avro'")
+        .await
+    {
+        Ok(_) => query_err(&ctx, "SELECT count(*) FROM t").await,
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        err.contains("lying.avro") && err.contains("cannot hold 5 records"),
+        "{err}"
+    );
+}
+
 /// `copies` of the order sample in one file of `block`-byte blocks.
 fn repeated_order(dir: &std::path::Path, copies: usize, block: usize) -> std::path::PathBuf {
     let batches: Vec<_> = avrow::ReaderBuilder::new()

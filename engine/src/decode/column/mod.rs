@@ -600,6 +600,8 @@ impl Column {
             Column::Union(u) => u.children.iter_mut().try_for_each(Column::validate_values),
             Column::Default(d) => d.column.validate_values(),
             Column::Resolved(r) => r.out.validate_values(),
+            // (A time read in another unit, `time-millis` as `time-micros`, among others.)
+            Column::Promoted(p) => p.column.validate_values(),
             Column::Decimal(d) => d.validate_precision().map_err(|k| DecodeError::new(k, 0)),
             _ => Ok(()),
         }

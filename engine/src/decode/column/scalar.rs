@@ -1060,5 +1060,30 @@ mod tests {
             let kept = decoder.flush().unwrap();
             assert_eq!(kept.iter().map(|b| b.num_rows()).sum::<usize>(), rows);
         }
+        // Read in another unit (`time-millis` as `time-micros`): checked in the reader's.
+        let writer = Schema::parse(
+            r#"{"type":"record","name":"r","fields":[
+                {"name":"t","type":{"type":"int","logicalType":"time-millis"}}]}"#,
+        )
+        .unwrap();
+        let reader = Schema::parse(
+            r#"{"type":"record","name":"r","fields":[
+                {"name":"t","type":{"type":"long","logicalType":"time-micros"}}]}"#,
+        )
+        .unwrap();
+        let mut block = Vec::new();
+        for t in [MS - 1, MS] {
+            zigzag(t, &mut block);
+        }
+        let mut decoder = DecodePlan::resolve(&writer, &reader, &DecodeOptions::default())
+            .unwrap()
+            .decoder();
+        let error = decoder.decode_block(&block, 2).unwrap_err();
+        assert!(
+            error.to_string().contains("time of day 86400000000 µs"),
+            "{error}"
+        );
+        assert_eq!(error.record(), Some(1), "{error}");
+        assert_eq!(error.field_path(), "t", "{error}");
     }
 }
