@@ -185,28 +185,8 @@ fn push_nulls(
     let inner = match current.data_type() {
         DataType::Struct(_) => None,
         t if !holds_struct(t) => return Ok(masked),
-        DataType::List(field) => {
-            let list = current.as_list::<i32>();
-            push_nulls(list.values(), None)?.map(|values| {
-                Arc::new(arrow::array::ListArray::new(
-                    field.clone(),
-                    list.offsets().clone(),
-                    values,
-                    list.nulls().cloned(),
-                )) as ArrayRef
-            })
-        }
-        DataType::LargeList(field) => {
-            let list = current.as_list::<i64>();
-            push_nulls(list.values(), None)?.map(|values| {
-                Arc::new(arrow::array::LargeListArray::new(
-                    field.clone(),
-                    list.offsets().clone(),
-                    values,
-                    list.nulls().cloned(),
-                )) as ArrayRef
-            })
-        }
+        DataType::List(field) => list_pushed::<i32>(current, field)?,
+        DataType::LargeList(field) => list_pushed::<i64>(current, field)?,
         DataType::FixedSizeList(field, size) => {
             let list = current.as_fixed_size_list();
             push_nulls(list.values(), None)?.map(|values| {
@@ -283,6 +263,23 @@ fn push_nulls(
         children,
         s.nulls().cloned(),
     )?)))
+}
+
+/// [`push_nulls`] into a list's items, the list kept (its offsets and nulls), or `None` when
+/// its items are unchanged.
+fn list_pushed<O: arrow::array::OffsetSizeTrait>(
+    current: &ArrayRef,
+    field: &arrow::datatypes::FieldRef,
+) -> datafusion::common::Result<Option<ArrayRef>> {
+    let list = current.as_list::<O>();
+    Ok(push_nulls(list.values(), None)?.map(|values| {
+        Arc::new(arrow::array::GenericListArray::<O>::new(
+            field.clone(),
+            list.offsets().clone(),
+            values,
+            list.nulls().cloned(),
+        )) as ArrayRef
+    }))
 }
 
 #[cfg(test)]

@@ -256,16 +256,8 @@ pub(crate) fn count_rows(object: &Object, header: &HeaderBytes) -> std::io::Resu
                     true => usize::try_from(size).unwrap_or(usize::MAX),
                     false => avrow::DEFAULT_MAX_BLOCK_SIZE,
                 };
-                let fits = match min_record_size {
-                    0 => count <= i32::MAX as u64,
-                    m => count <= (bytes / m) as u64,
-                };
-                if !fits {
-                    return Err(invalid(format!(
-                        "the block at byte {at}: a block of {bytes} bytes cannot hold {count} \
-                         records of at least {min_record_size} bytes"
-                    )));
-                }
+                avrow::avrow_engine::Limit::check_records(count, bytes, min_record_size)
+                    .map_err(|limit| invalid(format!("the block at byte {at}: {limit}")))?;
                 rows = rows.checked_add(count).ok_or_else(|| {
                     invalid(format!(
                         "the blocks up to byte {end} declare more than {} records",

@@ -155,6 +155,30 @@ pub enum Limit {
     },
 }
 
+impl Limit {
+    /// The one rule for a block's record count, wherever a count is read (decoding, counting
+    /// from headers, walking an object store): `count` records of at least `min_record_size`
+    /// bytes each must fit the block's `bytes`, and a block holds at most 2^31 - 1 records of
+    /// no bytes. Returns the count as a `usize`.
+    ///
+    /// # Errors
+    /// [`Limit::Records`] when the count cannot be right for the block.
+    pub fn check_records(count: u64, bytes: usize, min_record_size: usize) -> Result<usize, Limit> {
+        let fits = match min_record_size {
+            0 => count <= i32::MAX as u64,
+            m => count <= (bytes / m) as u64,
+        };
+        match usize::try_from(count) {
+            Ok(count) if fits => Ok(count),
+            _ => Err(Limit::Records {
+                count,
+                bytes,
+                min_record_size,
+            }),
+        }
+    }
+}
+
 impl fmt::Display for Limit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

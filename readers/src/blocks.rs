@@ -58,26 +58,17 @@ impl Block {
             Codec::Null => self.raw.data.len(),
             _ => self.raw.ctx.max_block_size,
         };
-        let fits = match min_record_size {
-            0 => count <= i32::MAX as u64,
-            m => count <= (bytes / m) as u64,
-        };
-        if fits {
-            return Ok(count);
-        }
-        Err(crate::Error::Decode {
-            file: self.raw.ctx.file.to_string(),
-            block: self.index(),
-            offset: self.offset(),
-            source: avrow_engine::DecodeError::new(
-                avrow_engine::DecodeErrorKind::TooLarge(avrow_engine::Limit::Records {
-                    count,
-                    bytes,
-                    min_record_size,
-                }),
-                0,
-            ),
-        })
+        avrow_engine::Limit::check_records(count, bytes, min_record_size)
+            .map(|_| count)
+            .map_err(|limit| crate::Error::Decode {
+                file: self.raw.ctx.file.to_string(),
+                block: self.index(),
+                offset: self.offset(),
+                source: avrow_engine::DecodeError::new(
+                    avrow_engine::DecodeErrorKind::TooLarge(limit),
+                    0,
+                ),
+            })
     }
 
     /// The block's data decompressed into `out` (replacing its contents).

@@ -145,6 +145,31 @@ pub async fn read_ranges(path: &Path, ranges: &[(u64, u64)]) -> Vec<RecordBatch>
     out
 }
 
+/// `dir/lying.avro`: three `long` records in one block whose header declares 5 (a count
+/// its 3 bytes of data cannot hold).
+pub fn lying_count_file(dir: &Path) -> PathBuf {
+    use arrow::array::{ArrayRef, Int64Array};
+    let batch =
+        RecordBatch::try_from_iter([("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef)])
+            .unwrap();
+    let mut w = avrow::WriterBuilder::new(batch.schema())
+        .build(Vec::new())
+        .unwrap();
+    w.write(&batch).unwrap();
+    let mut file = w.finish().unwrap();
+    let start = avrow::BlockReader::from_bytes(file.clone())
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .offset() as usize;
+    assert_eq!(file[start], 6, "a count of 3, one byte");
+    file[start] = 10; // 5 records in 3 bytes
+    let path = dir.join("lying.avro");
+    std::fs::write(&path, &file).unwrap();
+    path
+}
+
 /// `count` files of random schemas written by fastavro (`python/tests/random_avro.py`: every
 /// type, nested, seeds from 1000), in `dir`.
 pub fn fastavro_files(dir: &Path, count: usize) -> Vec<PathBuf> {

@@ -347,27 +347,8 @@ async fn statistics_from_an_object_store_count_rows() {
 /// refuses the count (as a local file's and the reader's checks do) instead of answering it.
 #[tokio::test]
 async fn statistics_from_an_object_store_check_each_count() {
-    use arrow::array::{ArrayRef, Int64Array, RecordBatch};
-    use std::sync::Arc;
-    let batch =
-        RecordBatch::try_from_iter([("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef)])
-            .unwrap();
-    let mut w = avrow::WriterBuilder::new(batch.schema())
-        .build(Vec::new())
-        .unwrap();
-    w.write(&batch).unwrap();
-    let mut file = w.finish().unwrap();
-    let start = avrow::BlockReader::from_bytes(file.clone())
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .offset() as usize;
-    assert_eq!(file[start], 6, "a count of 3, one byte");
-    file[start] = 10; // 5 records in 3 bytes
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("lying.avro");
-    std::fs::write(&path, &file).unwrap();
+    let path = lying_count_file(dir.path());
     let (ctx, _) = remote_ctx(2, true, &[&path]).await;
     let err = match ctx
         .sql("CREATE EXTERNAL TABLE t STORED AS AVRO LOCATION 'memory://bucket/data/lying.avro'")

@@ -250,30 +250,14 @@ impl RecordDecoder {
         }
     }
 
-    /// Check a block's record count against its size: `count` records need at least
-    /// `count × min_record_size` bytes. Records of zero bytes are capped at `i32::MAX` a block.
+    /// Check a block's record count against its size ([`Limit::check_records`] with this
+    /// schema's smallest record).
     ///
     /// # Errors
     /// If the count cannot be right for `data_len` bytes.
     pub fn check_record_count(&self, count: u64, data_len: usize) -> Result<usize, DecodeError> {
-        let fits = match self.min_record_size {
-            0 => count <= i32::MAX as u64,
-            m => count <= (data_len / m) as u64,
-        };
-        let too_large = || {
-            DecodeError::new(
-                DecodeErrorKind::TooLarge(Limit::Records {
-                    count,
-                    bytes: data_len,
-                    min_record_size: self.min_record_size,
-                }),
-                0,
-            )
-        };
-        if !fits {
-            return Err(too_large());
-        }
-        usize::try_from(count).map_err(|_| too_large())
+        Limit::check_records(count, data_len, self.min_record_size)
+            .map_err(|limit| DecodeError::new(DecodeErrorKind::TooLarge(limit), 0))
     }
 
     /// Decode exactly `n` records from `data` starting at `*pos`, appending them to the buffered
