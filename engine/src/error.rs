@@ -521,6 +521,15 @@ pub enum PlanError {
     /// A broken invariant inside avrow (a bug: please report it).
     #[error("internal error (please report this bug): {0}")]
     Internal(String),
+    /// Arrow data cannot be written as the given Avro schema (a column of another type, a
+    /// missing column).
+    #[error("the Arrow data cannot be written as the Avro schema at {}: {reason}", if path.is_empty() { "the top level" } else { path.as_str() })]
+    Unwritable {
+        /// The column path (empty for the top level).
+        path: String,
+        /// What does not match.
+        reason: String,
+    },
     /// The reader's schema cannot read data written with the writer's schema (Avro schema
     /// resolution rules).
     #[error("reader schema does not match the writer schema at {}: {reason}", if path.is_empty() { "the top level" } else { path.as_str() })]

@@ -387,6 +387,30 @@ def write_avro(
         data = data.to_arrow()
     if not hasattr(data, "__arrow_c_stream__") and hasattr(data, "__arrow_c_array__"):
         data = pa.Table.from_batches([pa.record_batch(data)])
+    # A reader's batches may come from Python code (a generator): an exception it raises
+    # reaches the Rust side as a C stream error, so it is kept and raised as itself (a
+    # KeyboardInterrupt stays one) instead of as that error.
+    raised: List[BaseException] = []
+    if isinstance(data, pa.RecordBatchReader):
+        data = pa.RecordBatchReader.from_batches(data.schema, _keeping_errors(data, raised))
+    try:
+        return _write(data, dest, fsync, codec, level, block_size, threads, avro_schema, metadata, record_name)
+    except AvrowError as e:
+        if raised:
+            raise raised[0] from e
+        raise
+
+
+def _keeping_errors(reader: "pa.RecordBatchReader", raised: List[BaseException]) -> Iterator["pa.RecordBatch"]:
+    """The batches of ``reader``; an exception reading them is also put in ``raised``."""
+    try:
+        yield from reader
+    except BaseException as e:
+        raised.append(e)
+        raise
+
+
+def _write(data, dest, fsync, codec, level, block_size, threads, avro_schema, metadata, record_name) -> int:
     meta = None
     if metadata is not None:
         meta = {}

@@ -57,7 +57,8 @@ class EncodeError(AvrowError, ValueError):
 
 
 class UnsupportedError(AvrowError, NotImplementedError):
-    """Something avrow does not implement (an unknown codec, for example)."""
+    """Something avrow does not implement (a file compressed with a codec avrow does not know,
+    for example; an unknown codec name given to ``write_avro`` is an ``InvalidArgumentError``)."""
 
 
 class InvalidArgumentError(AvrowError, ValueError):

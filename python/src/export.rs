@@ -2,8 +2,9 @@
 //! streams out to Python; a stream in from any object with `__arrow_c_stream__` (for writing).
 
 use crate::errors::{to_py, to_py_msg, Stop};
+use crate::stream_in::StreamIn;
 use arrow_array::ffi::{to_ffi, FFI_ArrowArray, FFI_ArrowSchema};
-use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{Array, RecordBatch, RecordBatchIterator, RecordBatchReader, StructArray};
 use arrow_schema::{ArrowError, SchemaRef};
 use pyo3::prelude::*;
@@ -186,7 +187,7 @@ impl<R: Iterator<Item = Result<RecordBatch, ArrowError>> + Send> RecordBatchRead
 }
 
 /// The Arrow stream of `data` (`data.__arrow_c_stream__()`).
-pub(crate) fn import_stream(data: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStreamReader> {
+pub(crate) fn import_stream(data: &Bound<'_, PyAny>) -> PyResult<StreamIn> {
     if !data.hasattr("__arrow_c_stream__")? {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "data must be an Arrow table, batch or stream (an object with __arrow_c_stream__), \
@@ -200,7 +201,7 @@ pub(crate) fn import_stream(data: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStrea
     // SAFETY: the capsule is named `arrow_array_stream`, so by the PyCapsule interface its
     // pointer is a valid `ArrowArrayStream`; `from_raw` moves the struct out and marks the
     // original released, so the capsule's destructor will not release it again.
-    unsafe { ArrowArrayStreamReader::from_raw(ptr.as_ptr().cast()) }.map_err(arrow_to_py)
+    unsafe { StreamIn::from_raw(ptr.as_ptr().cast()) }.map_err(arrow_to_py)
 }
 
 /// Write `stream` with `builder` to a temporary file beside `path`, renamed to `path` once
@@ -208,7 +209,7 @@ pub(crate) fn import_stream(data: &Bound<'_, PyAny>) -> PyResult<ArrowArrayStrea
 /// released but between batches. Returns the rows.
 pub(crate) fn write_file(
     py: Python<'_>,
-    stream: ArrowArrayStreamReader,
+    stream: StreamIn,
     builder: avrow::WriterBuilder,
     path: &Path,
     fsync: bool,
@@ -240,7 +241,8 @@ pub(crate) fn write_file(
                 .write(true)
                 .create_new(true)
                 .open(&tmp)
-                .map_err(|e| io(e, &tmp))?;
+                // (Named as the destination: the temporary name is ours, not the caller's.)
+                .map_err(|e| io(e, path))?;
             let mut w = builder.build(std::io::BufWriter::with_capacity(1 << 20, file))?;
             for batch in stream {
                 let batch = batch.map_err(|e| {

@@ -11,8 +11,9 @@
 mod errors;
 mod export;
 mod source;
+mod stream_in;
 
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use errors::{to_py, to_py_msg, Stop};
 use export::{stream_capsule, Batch, Batches, SignalChecked};

@@ -218,3 +218,99 @@ def test_a_recursive_table_is_written_with_its_recursive_schema(tmp_path):
         reader = fastavro.reader(f)
         assert reader.writer_schema["name"] == "t.Tree"
         assert list(reader) == records
+
+
+def _sliced_nested_tables():
+    """Tables holding structs inside structs, fixed-size lists and sparse unions of structs,
+    and lists of them: whole, sliced, and as chunks of slices."""
+    s = pa.struct
+    n = 12
+    columns = {
+        "struct_struct": pa.array(
+            [None if i == 4 else {"z": {"w": float(i)}, "k": i} for i in range(n)],
+            s([("z", s([("w", pa.float64())])), ("k", pa.int64())]),
+        ),
+        "fixed_list_struct": pa.array(
+            [[{"x": i}, {"x": -i}] for i in range(n)], pa.list_(s([("x", pa.int64())]), 2)
+        ),
+        "list_struct_struct": pa.array(
+            [[{"a": {"b": str(i * 10 + j)}} for j in range(i % 3)] for i in range(n)],
+            pa.list_(s([("a", s([("b", pa.string())]))])),
+        ),
+        "sparse_union": pa.UnionArray.from_sparse(
+            pa.array([0, 1] * (n // 2), pa.int8()),
+            [
+                pa.array([{"x": i} for i in range(n)], s([("x", pa.int64())])),
+                pa.array([str(i) for i in range(n)]),
+            ],
+        ),
+    }
+    whole = pa.table(columns)
+    yield "whole", whole
+    yield "slice", whole.slice(3, 6)
+    yield "slice of a slice", whole.slice(2, 9).slice(1, 5)
+    yield "chunks of slices", pa.Table.from_batches(
+        [b for b in whole.slice(1, 10).to_batches(max_chunksize=3)]
+    )
+
+
+@pytest.mark.parametrize("name,table", list(_sliced_nested_tables()))
+def test_sliced_tables_of_nested_structs_write_their_own_rows(tmp_path, name, table):
+    # A sliced struct inside a struct panicked in arrow's C stream import (the offset applied
+    # twice), or read the rows after the slice.
+    path = tmp_path / "out.avro"
+    assert avrow.write_avro(table, path) == table.num_rows
+    back = avrow.read_avro(path)
+    assert back.num_rows == table.num_rows
+    for column in ("struct_struct", "fixed_list_struct", "list_struct_struct"):
+        assert back.column(column).to_pylist() == table.column(column).to_pylist(), column
+    with open(path, "rb") as f:
+        records = list(fastavro.reader(f))
+    assert [r["struct_struct"] for r in records] == table.column("struct_struct").to_pylist()
+    expected = table.column("sparse_union").to_pylist()
+    assert [r["sparse_union"] for r in records] == expected
+
+
+@pytest.mark.parametrize("exc", [RuntimeError("source failed"), KeyboardInterrupt()])
+def test_an_exception_of_the_source_is_raised_as_itself(tmp_path, exc):
+    # It came back as InvalidArgumentError (the C stream's error), so `except
+    # KeyboardInterrupt` never ran.
+    schema = pa.schema([("a", pa.int64())])
+
+    def batches():
+        yield pa.record_batch([pa.array([1])], schema=schema)
+        raise exc
+
+    reader = pa.RecordBatchReader.from_batches(schema, batches())
+    with pytest.raises(type(exc)) as raised:
+        avrow.write_avro(reader, tmp_path / "out.avro")
+    assert raised.value is exc
+    assert isinstance(raised.value.__cause__, avrow.AvrowError)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_missing_directory_is_named_as_the_destination(tmp_path):
+    dest = tmp_path / "missing" / "out.avro"
+    with pytest.raises(avrow.AvrowIOError) as raised:
+        avrow.write_avro(pa.table({"a": [1]}), dest)
+    assert str(dest) in str(raised.value) and ".tmp" not in str(raised.value)
+
+
+def test_times_outside_a_day_and_text_that_is_not_a_uuid_are_encode_errors(tmp_path):
+    path = tmp_path / "out.avro"
+    for column in (
+        pa.array([0, 90_000_000], pa.time32("ms")),
+        pa.array([0, 100_000], pa.time32("s")),
+        pa.array([0, -5], pa.time64("us")),
+    ):
+        with pytest.raises(avrow.EncodeError, match="outside a day"):
+            avrow.write_avro(pa.table({"t": column}), path)
+    assert not path.exists()
+    schema = {"type": "record", "name": "r", "fields": [
+        {"name": "id", "type": {"type": "string", "logicalType": "uuid"}}]}
+    with pytest.raises(avrow.EncodeError, match="is not a uuid"):
+        avrow.write_avro(pa.table({"id": ["not-a-uuid"]}), path, avro_schema=schema)
+    good = "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b"
+    avrow.write_avro(pa.table({"id": [good]}), path, avro_schema=schema)
+    with open(path, "rb") as f:
+        assert [str(r["id"]) for r in fastavro.reader(f)] == [good]

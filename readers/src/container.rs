@@ -248,7 +248,8 @@ pub(crate) fn read_header<R: Read>(r: &mut Counting<R>, file: &str) -> Result<He
         .ok_or_else(|| header_err(4, HeaderErrorKind::MissingSchema))?;
     let schema_json = std::str::from_utf8(schema_json)
         .map_err(|_| header_err(4, HeaderErrorKind::SchemaNotUtf8))?;
-    let schema = Schema::parse(schema_json).map_err(|source| Error::Schema {
+    // (Leniently: a default that does not match its type is never used to read the file.)
+    let schema = Schema::parse_writer(schema_json).map_err(|source| Error::Schema {
         file: file.to_string(),
         source,
     })?;

@@ -181,21 +181,27 @@ impl WriterBuilder {
             // fields (a projection, a SQL query's columns) keep its record's name, named
             // types, docs and defaults if their types still fit; columns that another format
             // changed (a union stored as a struct in Parquet) get a derived schema.
-            None => avro_schema_for(&self.arrow)
-                .and_then(|s| EncodePlan::new(self.arrow.clone(), s))
-                .or_else(|_| {
-                    let columns: Vec<&str> = self
-                        .arrow
-                        .fields()
-                        .iter()
-                        .map(|f| f.name().as_str())
-                        .collect();
-                    avro_schema_for(&self.arrow)
-                        .ok()
+            None => {
+                let columns: Vec<&str> = self
+                    .arrow
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect();
+                let recorded = avro_schema_for(&self.arrow).ok();
+                let whole = recorded
+                    .clone()
+                    .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok());
+                let plan = whole.or_else(|| {
+                    recorded
                         .and_then(|s| s.project_fields(&columns))
                         .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok())
-                        .map_or_else(derive, Ok)
-                }),
+                });
+                match plan {
+                    Some(plan) => Ok(plan.with_note(RECORDED_NOTE)),
+                    None => derive(),
+                }
+            }
         }
         .map_err(plan_error)?;
         let sync = self.sync.unwrap_or_else(random_sync);
@@ -250,6 +256,13 @@ impl WriterBuilder {
         })
     }
 }
+
+/// Said with each value a schema taken from the batch's `avro.schema` metadata cannot hold:
+/// the batch was read from Avro and a column changed since (widened, cast), which the
+/// recorded type no longer fits.
+const RECORDED_NOTE: &str = "the Avro types are those of the batch's avro.schema metadata, \
+     the schema of the file it was read from: give an Avro schema, or remove that metadata to \
+     derive one from the Arrow types";
 
 fn io(source: std::io::Error) -> Error {
     Error::Io {

@@ -35,6 +35,7 @@ const NESTED_ROWS: u8 = 1;
 /// [`StructCol::decode_rows_inline_numbers`], for a root with nullable ints or enums.
 const NUMBER_ROWS: u8 = 2;
 
+pub(crate) use column::parse_uuid;
 pub use plan::DecodeOptions;
 pub use stream::StreamCheckError;
 

@@ -31,6 +31,12 @@ pub(crate) fn bind<'a>(plan: &'a Plan, array: &'a dyn Array, path: Arc<str>) -> 
             scale: *scale,
             int32: *int32,
         },
+        Plan::Time { scale, int32, day } => Kind::Time {
+            values: Ints::of(array).expect("the plan checked the type"),
+            scale: *scale,
+            int32: *int32,
+            day: *day,
+        },
         Plan::Float { double } => match array.data_type() {
             DataType::Float16 => Kind::F16(array.as_primitive::<Float16Type>().values(), *double),
             DataType::Float32 => Kind::F32(array.as_primitive::<Float32Type>().values(), *double),
@@ -69,6 +75,7 @@ pub(crate) fn bind<'a>(plan: &'a Plan, array: &'a dyn Array, path: Arc<str>) -> 
         },
         Plan::Fixed => Kind::Fixed(array.as_fixed_size_binary()),
         Plan::UuidString => Kind::Uuid(array.as_fixed_size_binary()),
+        Plan::UuidText { bin } => Kind::UuidText(BinRef::of(array, *bin)),
         Plan::Decimal { precision, fixed } => Kind::Decimal {
             values: match array.data_type() {
                 DataType::Decimal32(..) => {
@@ -178,6 +185,13 @@ pub(super) enum Kind<'a> {
         scale: Scale,
         int32: bool,
     },
+    /// [`Plan::Time`].
+    Time {
+        values: Ints<'a>,
+        scale: Scale,
+        int32: bool,
+        day: i64,
+    },
     F16(&'a [half_f16::F16], bool),
     F32(&'a [f32], bool),
     F64(&'a [f64]),
@@ -202,6 +216,8 @@ pub(super) enum Kind<'a> {
     },
     Fixed(&'a FixedSizeBinaryArray),
     Uuid(&'a FixedSizeBinaryArray),
+    /// [`Plan::UuidText`].
+    UuidText(BinRef<'a>),
     Decimal {
         values: Decs<'a>,
         precision: u8,

@@ -4,8 +4,8 @@
 //! reader never produces (the table in the README).
 
 use crate::error::PlanError;
-use crate::schema::Schema;
 use crate::schema::AVRO_SCHEMA_KEY;
+use crate::schema::{Primitive, Schema};
 use arrow_schema::{DataType, Field, Schema as ArrowSchema, TimeUnit};
 use serde_json::{json, Value as Json};
 use std::collections::HashSet;
@@ -44,7 +44,9 @@ pub fn derived_avro_schema(arrow: &ArrowSchema, full_name: &str) -> Result<Schem
         Some((namespace, name)) => (Some(namespace), name),
         None => (None, full_name),
     };
-    if !valid_name(name) || !namespace.is_none_or(|ns| ns.split('.').all(valid_name)) {
+    // (A primitive type's name names no type outside a namespace.)
+    let primitive = namespace.is_none() && Primitive::from_name(name).is_some();
+    if !valid_name(name) || primitive || !namespace.is_none_or(|ns| ns.split('.').all(valid_name)) {
         return Err(PlanError::InvalidName {
             path: "(the record)".to_string(),
             name: full_name.to_string(),
@@ -75,12 +77,13 @@ fn valid_name(name: &str) -> bool {
 }
 
 impl Deriver {
-    /// A new type name from `hint` (`topLevelRecord`, a field name), unique in the schema.
+    /// A new type name from `hint` (`topLevelRecord`, a field name), unique in the schema and
+    /// not a primitive type's name (a column called `int` holding a record names it `int2`).
     fn name(&mut self, hint: &str) -> String {
         let base = if valid_name(hint) { hint } else { "type" };
         let mut name = base.to_string();
         let mut n = 1;
-        while !self.names.insert(name.clone()) {
+        while Primitive::from_name(&name).is_some() || !self.names.insert(name.clone()) {
             n += 1;
             name = format!("{base}{n}");
         }

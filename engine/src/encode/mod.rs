@@ -41,6 +41,15 @@ pub enum EncodeErrorKind {
     UnionTypeId(i8),
     /// Binary data written as an Avro `string` that is not UTF-8.
     InvalidUtf8,
+    /// A time of day (in the Avro type's unit) outside `0` to one day.
+    TimeOfDayOutOfRange {
+        /// The value, in the Avro type's unit.
+        value: i64,
+        /// That unit (`ms` or `µs`).
+        unit: &'static str,
+    },
+    /// A string written as a `uuid` that is not one (8-4-4-4-12 hexadecimal digits).
+    InvalidUuid(String),
     /// The batch's schema is not the one the plan was made for.
     SchemaMismatch(String),
 }
@@ -63,6 +72,16 @@ impl fmt::Display for EncodeErrorKind {
             EncodeErrorKind::InvalidUtf8 => {
                 f.write_str("binary value written as an Avro string is not UTF-8")
             }
+            EncodeErrorKind::TimeOfDayOutOfRange { value, unit } => write!(
+                f,
+                "time of day {value} {unit} is outside a day (0 to 24 h), which the Avro time \
+                 types hold"
+            ),
+            EncodeErrorKind::InvalidUuid(s) => write!(
+                f,
+                "{s:?} is not a uuid (8-4-4-4-12 hexadecimal digits), which the Avro uuid type \
+                 holds"
+            ),
             EncodeErrorKind::SchemaMismatch(m) => {
                 write!(f, "batch schema differs from the writer's: {m}")
             }
@@ -76,6 +95,9 @@ pub struct EncodeError {
     kind: EncodeErrorKind,
     path: String,
     row: usize,
+    /// Where the plan's Avro schema came from, when the writer says
+    /// ([`EncodePlan::with_note`]).
+    note: Option<Arc<str>>,
 }
 
 impl EncodeError {
@@ -84,7 +106,13 @@ impl EncodeError {
             kind,
             path: path.to_string(),
             row,
+            note: None,
         }
+    }
+
+    /// The plan's note on its Avro schema ([`EncodePlan::with_note`]).
+    pub fn note(&self) -> Option<&str> {
+        self.note.as_deref()
     }
 
     /// What is wrong.
@@ -112,9 +140,13 @@ impl EncodeError {
 impl fmt::Display for EncodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.path.is_empty() {
-            write!(f, "row {}: {}", self.row, self.kind)
+            write!(f, "row {}: {}", self.row, self.kind)?;
         } else {
-            write!(f, "column {}, row {}: {}", self.path, self.row, self.kind)
+            write!(f, "column {}, row {}: {}", self.path, self.row, self.kind)?;
+        }
+        match &self.note {
+            Some(note) => write!(f, " ({note})"),
+            None => Ok(()),
         }
     }
 }
@@ -150,6 +182,7 @@ pub struct EncodePlan {
     /// The batch as a record (a record schema), or its one column (any other schema).
     pub(crate) root: Plan,
     record: bool,
+    note: Option<Arc<str>>,
 }
 
 impl EncodePlan {
@@ -168,7 +201,21 @@ impl EncodePlan {
             avro,
             root,
             record,
+            note: None,
         })
+    }
+
+    /// Say in every [`EncodeError`] of this plan where its Avro schema came from (a writer
+    /// that took it from the batch's `avro.schema` metadata says so: a value that no longer
+    /// fits the type it was read as is then explained).
+    pub fn with_note(mut self, note: impl Into<Arc<str>>) -> Self {
+        self.note = Some(note.into());
+        self
+    }
+
+    fn noted(&self, mut e: EncodeError) -> EncodeError {
+        e.note.clone_from(&self.note);
+        e
     }
 
     fn root(arrow: &SchemaRef, avro: &Schema) -> Result<Plan, PlanError> {
@@ -180,7 +227,7 @@ impl EncodePlan {
             b.field(&field, avro.root(), "")?
         } else {
             let [field] = &arrow.fields()[..] else {
-                return Err(PlanError::Incompatible {
+                return Err(PlanError::Unwritable {
                     path: String::new(),
                     reason: format!(
                         "a non-record Avro schema is written from one column; the batch has {}",
@@ -234,7 +281,7 @@ impl EncodePlan {
         if result.is_err() {
             out.truncate(start);
         }
-        result
+        result.map_err(|e| self.noted(e))
     }
 
     fn encode_rows(&self, batch: &RecordBatch, out: &mut Vec<u8>) -> Result<(), EncodeError> {

@@ -63,6 +63,13 @@ pub(crate) enum Plan {
         scale: Scale,
         int32: bool,
     },
+    /// A time of day as `time-millis` (`int32`) or `time-micros`: an [`Plan::Int`] whose
+    /// scaled values must lie in `0..day` (a reader refuses others: a time outside a day).
+    Time {
+        scale: Scale,
+        int32: bool,
+        day: i64,
+    },
     /// Float16/Float32/Float64 as `float` (`double: false`) or `double`.
     Float {
         double: bool,
@@ -85,6 +92,11 @@ pub(crate) enum Plan {
     Fixed,
     /// FixedSizeBinary(16) as a `uuid` string (8-4-4-4-12 hexadecimal).
     UuidString,
+    /// Strings as a `uuid` string: each checked to be one (8-4-4-4-12 hexadecimal digits), as
+    /// readers check it.
+    UuidText {
+        bin: Bin,
+    },
     /// A decimal column as `bytes` (minimal two's complement) or `fixed(size)` (sign-extended).
     Decimal {
         precision: u8,
@@ -141,7 +153,7 @@ impl<'a> Builder<'a> {
     }
 
     fn fail(path: &str, what: impl Into<String>) -> PlanError {
-        PlanError::Incompatible {
+        PlanError::Unwritable {
             path: path.to_string(),
             reason: what.into(),
         }
@@ -471,6 +483,7 @@ impl<'a> Builder<'a> {
         use DataType as D;
         use LogicalType as L;
         let int = |int32: bool, scale: Scale| Some(Plan::Int { scale, int32 });
+        let time = |int32: bool, scale: Scale, day: i64| Some(Plan::Time { scale, int32, day });
         match (p, logical) {
             (Primitive::Null, _) => matches!(t, D::Null).then_some(Plan::Null),
             (Primitive::Boolean, _) => matches!(t, D::Boolean).then_some(Plan::Boolean),
@@ -480,12 +493,12 @@ impl<'a> Builder<'a> {
                 _ => None,
             },
             (Primitive::Int, Some(L::TimeMillis)) => match t {
-                D::Time32(TimeUnit::Millisecond) => int(true, Scale::One),
-                D::Time32(TimeUnit::Second) => int(true, Scale::Mul(1000)),
+                D::Time32(TimeUnit::Millisecond) => time(true, Scale::One, 86_400_000),
+                D::Time32(TimeUnit::Second) => time(true, Scale::Mul(1000), 86_400_000),
                 _ => None,
             },
             (Primitive::Long, Some(L::TimeMicros)) => match t {
-                D::Time64(TimeUnit::Microsecond) => int(false, Scale::One),
+                D::Time64(TimeUnit::Microsecond) => time(false, Scale::One, 86_400_000_000),
                 _ => None,
             },
             (
@@ -548,10 +561,9 @@ impl<'a> Builder<'a> {
             },
             (Primitive::String, Some(L::Uuid)) => match t {
                 D::FixedSizeBinary(16) => Some(Plan::UuidString),
-                _ => Bin::of(t).filter(|b| b.is_text()).map(|bin| Plan::Bytes {
-                    bin,
-                    check_utf8: false,
-                }),
+                _ => Bin::of(t)
+                    .filter(|b| b.is_text())
+                    .map(|bin| Plan::UuidText { bin }),
             },
             (Primitive::Bytes, Some(L::Decimal { precision, scale })) => match t {
                 D::Decimal32(_, s)

@@ -56,19 +56,21 @@ impl<'a> Bound<'a> {
                 int32,
             } => {
                 let range = || self.error(EncodeErrorKind::OutOfRange, row);
-                let v = values.get(i).ok_or_else(range)?;
-                let v = match scale {
-                    Scale::One => v,
-                    Scale::Mul(k) => v.checked_mul(*k).ok_or_else(range)?,
-                    Scale::Div(k) => {
-                        if v % k != 0 {
-                            return Err(range());
-                        }
-                        v / k
-                    }
-                };
-                if *int32 && i32::try_from(v).is_err() {
-                    return Err(range());
+                let v = scaled(values, i, *scale, *int32).ok_or_else(range)?;
+                put_long(out, v);
+            }
+            Kind::Time {
+                values,
+                scale,
+                int32,
+                day,
+            } => {
+                let range = || self.error(EncodeErrorKind::OutOfRange, row);
+                let v = scaled(values, i, *scale, *int32).ok_or_else(range)?;
+                if !(0..*day).contains(&v) {
+                    let unit = if *int32 { "ms" } else { "µs" };
+                    let kind = EncodeErrorKind::TimeOfDayOutOfRange { value: v, unit };
+                    return Err(self.error(kind, row));
                 }
                 put_long(out, v);
             }
@@ -111,6 +113,14 @@ impl<'a> Bound<'a> {
                 }
             }
             Kind::Fixed(a) => out.extend_from_slice(a.value(i)),
+            Kind::UuidText(values) => {
+                let b = values.get(i);
+                if crate::decode::parse_uuid(b).is_none() {
+                    let v = String::from_utf8_lossy(b).into_owned();
+                    return Err(self.error(EncodeErrorKind::InvalidUuid(v), row));
+                }
+                values.put(i, out);
+            }
             Kind::Uuid(a) => {
                 let b = a.value(i);
                 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -373,6 +383,19 @@ pub(super) fn write_leaf(kind: &Kind<'_>, i: usize, out: &mut Vec<u8>) -> bool {
 }
 
 /// A big-endian two's complement value widened to 32 bytes.
+/// Value `i` of an integer column in its Avro unit (`scale` applied, exactly), or `None`
+/// where it does not fit (an `int`'s 32 bits if `int32`, a conversion that overflows or is not
+/// exact).
+fn scaled(values: &Ints<'_>, i: usize, scale: Scale, int32: bool) -> Option<i64> {
+    let v = values.get(i)?;
+    let v = match scale {
+        Scale::One => v,
+        Scale::Mul(k) => v.checked_mul(k)?,
+        Scale::Div(k) => (v % k == 0).then_some(v / k)?,
+    };
+    (!int32 || i32::try_from(v).is_ok()).then_some(v)
+}
+
 fn sign_extend(be: &[u8]) -> [u8; 32] {
     let fill = if be[0] & 0x80 != 0 { 0xff } else { 0 };
     let mut out = [fill; 32];

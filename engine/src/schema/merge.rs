@@ -459,7 +459,8 @@ impl Merger {
         field
     }
 
-    /// Whether `value` is a valid default of `ty` (for a union, of its first branch).
+    /// Whether `value` is a valid default of `ty` (for a union, of its first branch: the rule
+    /// of every Avro version, as a merged schema is read by older tools too).
     fn default_fits(&self, ty: &Ty, value: &Json) -> bool {
         match ty {
             Ty::Union(branches) => branches

@@ -138,13 +138,28 @@ impl Schema {
     /// # Errors
     /// A [`SchemaError`] naming the first problem found.
     pub fn parse(json: &str) -> Result<Schema, SchemaError> {
+        Self::parse_with(json, false)
+    }
+
+    /// Parse a file's writer schema: as [`Schema::parse`], except that a field default that
+    /// does not match its type is dropped (the field then has none) instead of an error. A
+    /// writer's defaults are never used to read its own data, and writers that did not check
+    /// them (a `"default": null` on a `string` field) made files a reader must still read.
+    ///
+    /// # Errors
+    /// A [`SchemaError`] naming the first problem found but a default.
+    pub fn parse_writer(json: &str) -> Result<Schema, SchemaError> {
+        Self::parse_with(json, true)
+    }
+
+    fn parse_with(json: &str, drop_bad_defaults: bool) -> Result<Schema, SchemaError> {
         let value: Json = serde_json::from_str(json).map_err(|e| {
             SchemaError::new(
                 SchemaErrorKind::InvalidJson,
                 format!("schema is not valid JSON: {e}"),
             )
         })?;
-        let (root, named) = parse::parse(&value)?;
+        let (root, named) = parse::parse(&value, drop_bad_defaults)?;
         Ok(Schema {
             root,
             named,

@@ -7,11 +7,19 @@ use super::{
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
 
-pub(super) fn parse(json: &Json) -> Result<(Node, Vec<NamedType>), SchemaError> {
+/// The root and named types of `json`; with `drop_bad_defaults`, a default that does not match
+/// its field's type is removed instead of an error ([`super::Schema::parse_writer`]).
+pub(super) fn parse(
+    json: &Json,
+    drop_bad_defaults: bool,
+) -> Result<(Node, Vec<NamedType>), SchemaError> {
     let mut parser = Parser::default();
     let root = parser.node(json, None)?;
     // Every named type referenced is defined before use (forward references are rejected when
     // they are met), so the table is complete. Validate defaults now that all types are known.
+    if drop_bad_defaults {
+        parser.drop_bad_defaults();
+    }
     parser.validate_defaults()?;
     Ok((root, parser.named))
 }
@@ -481,6 +489,27 @@ impl Parser {
         Ok(Node::Named(index))
     }
 
+    /// Remove every field default that does not match its field's type.
+    fn drop_bad_defaults(&mut self) {
+        let mut bad = Vec::new();
+        for (t, ty) in self.named.iter().enumerate() {
+            if let NamedDef::Record(r) = &ty.def {
+                for (i, f) in r.fields.iter().enumerate() {
+                    if let Some(d) = &f.default {
+                        if self.check_default(&f.ty, d, 0).is_err() {
+                            bad.push((t, i));
+                        }
+                    }
+                }
+            }
+        }
+        for (t, i) in bad {
+            if let NamedDef::Record(r) = &mut self.named[t].def {
+                r.fields[i].default = None;
+            }
+        }
+    }
+
     fn validate_defaults(&self) -> Result<(), SchemaError> {
         for ty in &self.named {
             if let NamedDef::Record(r) = &ty.def {
@@ -541,11 +570,20 @@ impl Parser {
                     .try_for_each(|v| self.check_default(values, v, depth + 1)),
                 _ => mismatch(),
             },
-            // The spec: a union's default corresponds to its first branch.
-            Node::Union(branches) => match branches.first() {
-                Some(first) => self.check_default(first, value, depth + 1),
-                None => Err("an empty union has no values".to_string()),
-            },
+            // The spec (1.12): a union's default matches one of its branches (before 1.12,
+            // the first; Java and fastavro take any): the first branch that takes it.
+            Node::Union(branches) => {
+                let mut first_error = None;
+                for branch in branches {
+                    match self.check_default(branch, value, depth + 1) {
+                        Ok(()) => return Ok(()),
+                        Err(e) => {
+                            first_error.get_or_insert(e);
+                        }
+                    }
+                }
+                Err(first_error.unwrap_or_else(|| "an empty union has no values".to_string()))
+            }
             Node::Named(i) => match &self.named[*i].def {
                 NamedDef::Enum(e) => match value.as_str() {
                     Some(s) if e.symbols.iter().any(|x| x == s) => Ok(()),
@@ -689,10 +727,17 @@ mod tests {
             r#"{"type":"record","name":"a","fields":[{"name":"x","type":"int","default":"s"}]}"#,
             "default",
         );
+        // A union's default matches one of its branches (any, since Avro 1.12).
         bad(
-            r#"{"type":"record","name":"a","fields":[{"name":"x","type":["null","int"],"default":1}]}"#,
+            r#"{"type":"record","name":"a","fields":[{"name":"x","type":["null","int"],"default":"s"}]}"#,
             "default",
         );
+        for ok in [
+            r#"{"type":"record","name":"a","fields":[{"name":"x","type":["null","int"],"default":1}]}"#,
+            r#"{"type":"record","name":"a","fields":[{"name":"x","type":{"type":"array","items":["null","string"]},"default":[null,"s"]}]}"#,
+        ] {
+            Schema::parse(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        }
         bad(
             r#"{"type":"fixed","name":"int","size":1}"#,
             "may not be called",

@@ -1065,3 +1065,152 @@ fn timestamps_read_in_a_coarser_unit_round_down() {
         .unwrap();
     assert_eq!(at.values(), &[-1_001, -1, 0, 1, 1_700_000_000_123]);
 }
+
+/// A union of named types sharing a short name across namespaces (`a.X` and `b.X`, `a.E` and
+/// `b.E`): each writer branch reads into the reader branch of its full name, with no reader
+/// schema, the same one, or one listing the branches the other way round (each matched the
+/// first branch of its short name, so the file could not be opened at all).
+#[test]
+fn union_branches_named_alike_in_two_namespaces_stay_apart() {
+    use arrow::array::{AsArray, UnionArray};
+    use arrow::util::display::array_value_to_string;
+    let ax = r#"{"type":"record","name":"a.X","fields":[{"name":"v","type":"int"}]}"#;
+    let bx = r#"{"type":"record","name":"b.X","fields":[{"name":"w","type":"string"}]}"#;
+    let ae = r#"{"type":"enum","name":"a.E","symbols":["P","Q"]}"#;
+    let be = r#"{"type":"enum","name":"b.E","symbols":["Q","R"]}"#;
+    let schema = |branches: [&str; 4]| {
+        format!(
+            r#"{{"type":"record","name":"r","fields":[{{"name":"u","type":[{}]}}]}}"#,
+            branches.join(",")
+        )
+    };
+    let writer = schema([ax, bx, ae, be]);
+    let union = |i: u32, v: Value| record(&[("u", Value::Union(i, Box::new(v)))]);
+    let file = file_of(
+        &writer,
+        vec![
+            union(0, record(&[("v", Value::Int(1))])),
+            union(1, record(&[("w", Value::String("s".into()))])),
+            union(2, Value::Enum(1, "Q".into())),
+            union(3, Value::Enum(1, "R".into())),
+        ],
+    );
+    let read = |reader: Option<&str>| -> Vec<(String, String)> {
+        let mut b = ReaderBuilder::new();
+        if let Some(r) = reader {
+            b = b.with_reader_schema(Schema::parse(r).unwrap());
+        }
+        let batches: Vec<_> = b
+            .read_bytes(file.clone())
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut rows = Vec::new();
+        for batch in batches {
+            let u: &UnionArray = batch.column(0).as_union();
+            let DataType::Union(fields, _) = u.data_type() else {
+                unreachable!()
+            };
+            for i in 0..u.len() {
+                let (_, field) = fields.iter().find(|(id, _)| *id == u.type_id(i)).unwrap();
+                let value = array_value_to_string(&u.value(i), 0).unwrap();
+                rows.push((field.name().clone(), value));
+            }
+        }
+        rows
+    };
+    let expected: Vec<(String, String)> = [
+        ("a.X", "{v: 1}"),
+        ("b.X", "{w: s}"),
+        ("a.E", "Q"),
+        ("b.E", "R"),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), b.to_string()))
+    .collect();
+    assert_eq!(read(None), expected);
+    assert_eq!(read(Some(&writer)), expected);
+    assert_eq!(read(Some(&schema([be, ae, bx, ax]))), expected);
+}
+
+/// Reader fields whose union default matches a branch other than the first (Avro 1.12: "one
+/// element of the union"): filled with it, in the branch it matches; and a writer schema with
+/// such a default reads (both were "not a valid value of this type").
+#[test]
+fn union_defaults_may_match_any_branch() {
+    use arrow::array::{AsArray, ListArray};
+    let writer = r#"{"type":"record","name":"r","fields":[{"name":"id","type":"int"},
+        {"name":"s","type":["null","string"],"default":"x"}]}"#;
+    let reader = r#"{"type":"record","name":"r","fields":[{"name":"id","type":"int"},
+        {"name":"s","type":["null","string"],"default":"x"},
+        {"name":"n","type":["null","int"],"default":5},
+        {"name":"l","type":{"type":"array","items":["null","string"]},"default":[null,"y"]}]}"#;
+    let file = file_of(
+        writer,
+        vec![record(&[
+            ("id", Value::Int(1)),
+            ("s", Value::Union(0, Box::new(Value::Null))),
+        ])],
+    );
+    let plain: Vec<_> = ReaderBuilder::new()
+        .read_bytes(file.clone())
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(plain[0].num_rows(), 1);
+    let batch = ReaderBuilder::new()
+        .with_reader_schema(Schema::parse(reader).unwrap())
+        .read_bytes(file)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let n = batch.column_by_name("n").unwrap();
+    assert_eq!(n.as_primitive::<arrow::datatypes::Int32Type>().value(0), 5);
+    assert!(n.is_valid(0));
+    let l: &ListArray = batch.column_by_name("l").unwrap().as_list();
+    let items = l.value(0);
+    let items = items.as_string::<i32>();
+    assert_eq!(items.len(), 2);
+    assert!(items.is_null(0));
+    assert_eq!(items.value(1), "y");
+    assert!(batch.column_by_name("s").unwrap().is_null(0));
+}
+
+/// A `date` read as a timestamp is the start of its day in the timestamp's unit (it was read
+/// as that many of the unit: 2020-01-01, day 18,262, as 18.262 seconds after 1970).
+#[test]
+fn dates_read_as_timestamps_are_the_start_of_their_day() {
+    use arrow::array::AsArray;
+    use arrow::datatypes::Int64Type;
+    let writer = r#"{"type":"record","name":"r","fields":[
+        {"name":"d","type":{"type":"int","logicalType":"date"}}]}"#;
+    let file = file_of(
+        writer,
+        vec![
+            record(&[("d", Value::Date(18_262))]),
+            record(&[("d", Value::Date(-1))]),
+        ],
+    );
+    for (logical, day) in [
+        ("timestamp-millis", 86_400_000i64),
+        ("timestamp-micros", 86_400_000_000),
+        ("timestamp-nanos", 86_400_000_000_000),
+        ("local-timestamp-millis", 86_400_000),
+    ] {
+        let reader = format!(
+            r#"{{"type":"record","name":"r","fields":[
+                {{"name":"d","type":{{"type":"long","logicalType":"{logical}"}}}}]}}"#
+        );
+        let batch = ReaderBuilder::new()
+            .with_reader_schema(Schema::parse(&reader).unwrap())
+            .read_bytes(file.clone())
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap();
+        let column = arrow::compute::cast(batch.column(0), &DataType::Int64).unwrap();
+        let values = column.as_primitive::<Int64Type>().values().to_vec();
+        assert_eq!(values, vec![18_262 * day, -day], "{logical}");
+    }
+}

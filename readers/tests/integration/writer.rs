@@ -650,10 +650,37 @@ fn derived_records_take_the_given_name() {
         r#"{"name":"com.acme.Order","type":"record","fields":[{"name":"id","type":"long"},{"name":"code","type":{"name":"com.acme.code","type":"fixed","size":2}}]}"#
     );
     assert!(named("Order").unwrap().starts_with(r#"{"name":"Order","#));
-    for bad in ["", "1x", "a..b", "a.b-c", ".x"] {
+    for bad in ["", "1x", "a..b", "a.b-c", ".x", "int", "null"] {
         let err = named(bad).unwrap_err().to_string();
         assert!(err.contains("not a valid Avro"), "{bad}: {err}");
     }
+    // Columns named as primitive types: the records and fixed types derived from them take
+    // other names (they were named `int`, `string`, which no schema may).
+    let inner = arrow_array::StructArray::from(vec![(
+        Arc::new(arrow_schema::Field::new(
+            "x",
+            arrow_schema::DataType::Int64,
+            false,
+        )),
+        Arc::new(Int64Array::from(vec![1, 2])) as ArrayRef,
+    )]);
+    let primitives = RecordBatch::try_from_iter([
+        ("int", Arc::new(inner) as ArrayRef),
+        ("string", batch.column(1).clone()),
+    ])
+    .unwrap();
+    let mut w = WriterBuilder::new(primitives.schema())
+        .build(Vec::new())
+        .unwrap();
+    let schema = w.avro_schema().canonical_form();
+    assert!(
+        schema.contains(r#"{"name":"int2","type":"record""#)
+            && schema.contains(r#"{"name":"string2","type":"fixed""#),
+        "{schema}"
+    );
+    w.write(&primitives).unwrap();
+    let read = read_all(&w.finish().unwrap());
+    assert!(same_columns(&read, std::slice::from_ref(&primitives)));
     // Batches read from Avro keep the record they were read as.
     let mut w = WriterBuilder::new(batch.schema())
         .build(Vec::new())
@@ -720,4 +747,134 @@ fn null_items_fit_any_item_type_only_while_there_are_none() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("l[]") && e.contains("row 1"), "{e}");
+}
+
+/// Times of day outside a day and strings that are not uuids are errors naming the column,
+/// row and value when written as Avro time and uuid types (readers refuse both: avrow wrote
+/// files it could not read back); the values at a day's bounds and canonical uuids in either
+/// case are written.
+#[test]
+fn times_outside_a_day_and_strings_not_uuids_are_write_errors() {
+    use arrow_array::{Time32MillisecondArray, Time32SecondArray, Time64MicrosecondArray};
+    let write = |column: ArrayRef, avro: Option<&str>| -> Result<Vec<u8>, String> {
+        let batch = RecordBatch::try_from_iter([("t", column)]).unwrap();
+        let mut b = WriterBuilder::new(batch.schema());
+        if let Some(avro) = avro {
+            b = b.with_avro_schema(avrow::Schema::parse(avro).unwrap());
+        }
+        let mut w = b.build(Vec::new()).map_err(|e| e.to_string())?;
+        w.write(&batch).map_err(|e| e.to_string())?;
+        w.finish().map_err(|e| e.to_string())
+    };
+    let fine: [ArrayRef; 3] = [
+        Arc::new(Time32MillisecondArray::from(vec![0, 86_399_999])),
+        Arc::new(Time32SecondArray::from(vec![0, 86_399])),
+        Arc::new(Time64MicrosecondArray::from(vec![0, 86_399_999_999])),
+    ];
+    for column in fine {
+        let file = write(column.clone(), None).unwrap();
+        let back = read_all(&file);
+        assert_eq!(back[0].num_rows(), 2);
+    }
+    let bad: [(ArrayRef, &str); 4] = [
+        (
+            Arc::new(Time32MillisecondArray::from(vec![1, 90_000_000])),
+            "time of day 90000000 ms",
+        ),
+        (
+            Arc::new(Time32SecondArray::from(vec![1, 100_000])),
+            "time of day 100000000 ms",
+        ),
+        (
+            Arc::new(Time64MicrosecondArray::from(vec![1, 86_400_000_000])),
+            "time of day 86400000000 µs",
+        ),
+        (
+            Arc::new(Time64MicrosecondArray::from(vec![1, -5])),
+            "time of day -5 µs",
+        ),
+    ];
+    for (column, what) in bad {
+        let e = write(column, None).unwrap_err();
+        assert!(
+            e.contains("column t, row 1") && e.contains(what) && e.contains("outside a day"),
+            "{e}"
+        );
+    }
+    let uuid = r#"{"type":"record","name":"r","fields":[
+        {"name":"t","type":{"type":"string","logicalType":"uuid"}}]}"#;
+    let ok: ArrayRef = Arc::new(StringArray::from(vec![
+        "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+        "6F1C2A3B-4D5E-4F60-8A7B-9C0D1E2F3A4B",
+    ]));
+    let back = read_all(&write(ok, Some(uuid)).unwrap());
+    assert_eq!(back[0].num_rows(), 2);
+    for text in ["not-a-uuid", "6f1c2a3b4d5e4f608a7b9c0d1e2f3a4b", ""] {
+        let column: ArrayRef = Arc::new(StringArray::from(vec![
+            "6f1c2a3b-4d5e-4f60-8a7b-9c0d1e2f3a4b",
+            text,
+        ]));
+        let e = write(column, Some(uuid)).unwrap_err();
+        assert!(
+            e.contains("column t, row 1") && e.contains(&format!("{text:?} is not a uuid")),
+            "{e}"
+        );
+    }
+}
+
+/// A batch read from Avro keeps its file's schema in `avro.schema`: a value a column took
+/// since (an `int` widened to Int64 and given a larger value) is an error that says where its
+/// Avro type came from, and how to write it otherwise.
+#[test]
+fn values_the_recorded_schema_cannot_hold_say_where_the_schema_came_from() {
+    let schema = avrow::Schema::parse(
+        r#"{"type":"record","name":"Weather","fields":[{"name":"temp","type":"int"}]}"#,
+    )
+    .unwrap();
+    let small =
+        RecordBatch::try_from_iter([("temp", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef)])
+            .unwrap();
+    let mut w = WriterBuilder::new(small.schema())
+        .with_avro_schema(schema)
+        .build(Vec::new())
+        .unwrap();
+    w.write(&small).unwrap();
+    let read = read_all(&w.finish().unwrap());
+    let widened = arrow::compute::cast(read[0].column(0), &arrow_schema::DataType::Int64).unwrap();
+    let big =
+        arrow::compute::kernels::numeric::add(&widened, &Int64Array::new_scalar(1 << 40)).unwrap();
+    let batch = RecordBatch::try_new(
+        Arc::new(arrow_schema::Schema::new_with_metadata(
+            vec![arrow_schema::Field::new(
+                "temp",
+                arrow_schema::DataType::Int64,
+                false,
+            )],
+            read[0].schema().metadata().clone(),
+        )),
+        vec![big],
+    )
+    .unwrap();
+    let mut w = WriterBuilder::new(batch.schema())
+        .build(Vec::new())
+        .unwrap();
+    let e = w
+        .write(&batch)
+        .and_then(|()| w.finish().map(|_| ()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("column temp, row 0: value out of range")
+            && e.contains("the batch's avro.schema metadata"),
+        "{e}"
+    );
+    // Without the metadata, the type is derived from the column: written.
+    let bare = RecordBatch::try_new(
+        Arc::new(arrow_schema::Schema::new(batch.schema().fields().clone())),
+        batch.columns().to_vec(),
+    )
+    .unwrap();
+    let mut w = WriterBuilder::new(bare.schema()).build(Vec::new()).unwrap();
+    w.write(&bare).unwrap();
+    assert_eq!(read_all(&w.finish().unwrap())[0].num_rows(), 2);
 }

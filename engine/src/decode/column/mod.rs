@@ -166,8 +166,7 @@ pub(crate) use nested::{ListCol, MapCol, NullableCol};
 pub(crate) use record::StructCol;
 pub(crate) use scalar::{DecimalCol, DecimalSource, EnumCol, EnumRemap, Prim};
 pub(crate) use union::UnionCol;
-
-use uuid::parse_uuid;
+pub(crate) use uuid::parse_uuid;
 
 /// How a column's values are laid out; see the module docs. (`repr(u8)`: an explicit tag is
 /// cheaper to dispatch on in the hot loop than a niche-encoded one.)

@@ -8,7 +8,7 @@
 /// Parse a canonical 8-4-4-4-12 hexadecimal UUID (digits in either case); `None` for any other
 /// text, including other lengths.
 #[inline(always)]
-pub(super) fn parse_uuid(s: &[u8]) -> Option<[u8; 16]> {
+pub(crate) fn parse_uuid(s: &[u8]) -> Option<[u8; 16]> {
     let s: &[u8; 36] = s.try_into().ok()?;
     #[cfg(target_arch = "x86_64")]
     {

@@ -409,6 +409,17 @@ impl Compiler<'_> {
             || r.aliases.iter().any(|a| a == w || a.name() == w.name())
     }
 
+    /// Named types of the same kind and full name.
+    fn same_full_name(&self, w: &Node, r: &Node) -> bool {
+        match (w, r) {
+            (Node::Named(wi), Node::Named(ri)) => {
+                let (w, r) = (self.w.named(*wi), self.r.named(*ri));
+                std::mem::discriminant(&w.def) == std::mem::discriminant(&r.def) && w.name == r.name
+            }
+            _ => false,
+        }
+    }
+
     /// The same kind of type (and name, for named types): the first choice for a union branch.
     fn same_kind(&self, w: &Node, r: &Node) -> bool {
         match (w, r) {

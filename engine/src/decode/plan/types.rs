@@ -57,8 +57,10 @@ pub(super) fn promotion(w: Primitive, r: Primitive) -> Option<Promotion> {
 /// whose plain types read each other as `plain` ([`promotion`]): as `plain` says, except a
 /// time or timestamp read in another unit of the same kind (time, UTC timestamp, local
 /// timestamp), whose values are converted to it: multiplied into a finer unit, divided
-/// (rounding down) into a coarser one. (The specification resolves the underlying types
-/// only, which would read milliseconds as microseconds: 1,000 times off.)
+/// (rounding down) into a coarser one; and a `date` read as a timestamp, which becomes the
+/// start of its day (days times the unit's day). (The specification resolves the underlying
+/// types only, which would read milliseconds as microseconds, 1,000 times off, and 18,262 days
+/// as 18.262 seconds.)
 pub(super) fn with_time_scale(
     plain: Promotion,
     wl: Option<LogicalType>,
@@ -66,6 +68,9 @@ pub(super) fn with_time_scale(
 ) -> Promotion {
     let unit = |l: Option<LogicalType>| l?.time_unit();
     match (plain, unit(wl), unit(rl)) {
+        (Promotion::Same, None, Some((rk, ru))) if wl == Some(LogicalType::Date) && rk != 0 => {
+            Promotion::Scale(86_400 * 10i64.pow(ru))
+        }
         (Promotion::Same, Some((wk, wu)), Some((rk, ru))) if wk == rk && ru > wu => {
             Promotion::Scale(10i64.pow(ru - wu))
         }

@@ -23,8 +23,10 @@ pub(super) fn nullable_shape<N: std::borrow::Borrow<Node>>(
 }
 
 impl Compiler<'_> {
-    /// The reader's union branch for a writer value of type `w`: the first of the same kind,
-    /// else the first that a promotion reaches.
+    /// The reader's union branch for a writer value of type `w`: for a named type the branch
+    /// of its full name, else the first of the same kind (a named type matching by short name
+    /// or alias), else the first that a promotion reaches. (By full name first: a union may
+    /// hold `a.X` and `b.X`, each its own branch, as Java's resolver picks them.)
     pub(super) fn pick_branch<N: std::borrow::Borrow<Node>>(
         &self,
         w: &Node,
@@ -32,7 +34,8 @@ impl Compiler<'_> {
     ) -> Option<usize> {
         branches
             .iter()
-            .position(|r| self.same_kind(w, r.borrow()))
+            .position(|r| self.same_full_name(w, r.borrow()))
+            .or_else(|| branches.iter().position(|r| self.same_kind(w, r.borrow())))
             .or_else(|| {
                 let Node::Primitive(wp, _) = w else {
                     return None;
