@@ -216,6 +216,11 @@ pub struct ConvertArgs {
     /// bombs): bytes, or with a K, M or G suffix (powers of 1024). Default 1G.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_block_size: Option<usize>,
+
+    /// How deep a recursive type (a linked list, a tree) is unrolled into nested columns
+    /// (default 16, or as deep as 65,536 columns allow); data nested deeper is an error.
+    #[arg(long, value_name = "N")]
+    pub max_recursion_depth: Option<usize>,
 }
 
 /// `--format` values.
@@ -349,6 +354,11 @@ pub struct HeadArgs {
     /// Print the rows as NDJSON instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// How deep a recursive type (a linked list, a tree) is unrolled into nested columns
+    /// (default 16, or as deep as 65,536 columns allow); data nested deeper is an error.
+    #[arg(long, value_name = "N")]
+    pub max_recursion_depth: Option<usize>,
 }
 
 const SQL_HELP: &str = "\
@@ -450,6 +460,11 @@ pub struct ValidateArgs {
     /// bombs): bytes, or with a K, M or G suffix (powers of 1024). Default 1G.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_block_size: Option<usize>,
+
+    /// How deep a recursive type (a linked list, a tree) is unrolled into nested columns
+    /// (default 16, or as deep as 65,536 columns allow); data nested deeper is an error.
+    #[arg(long, value_name = "N")]
+    pub max_recursion_depth: Option<usize>,
 }
 
 /// A size in bytes: digits, optionally followed by K, M or G (powers of 1024).

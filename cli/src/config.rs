@@ -25,6 +25,8 @@ pub struct ReadOptions {
     pub skip_bad_blocks: bool,
     /// The block size limit (`None`: the library's default).
     pub max_block_size: Option<usize>,
+    /// How deep recursive types are unrolled (`None`: the library's default).
+    pub max_recursion_depth: Option<usize>,
 }
 
 impl ReadOptions {
@@ -37,6 +39,9 @@ impl ReadOptions {
         if let Some(limit) = self.max_block_size {
             builder = builder.with_max_block_size(limit);
         }
+        if let Some(depth) = self.max_recursion_depth {
+            builder = builder.with_max_recursion_depth(depth);
+        }
         if let Some(schema) = &self.reader_schema {
             builder = builder.with_reader_schema(schema.clone());
         }
@@ -46,6 +51,11 @@ impl ReadOptions {
             builder.with_projection(self.columns.iter().cloned())
         }
     }
+}
+
+/// `--columns a, b` as `a` and `b` (the shell passes the spaces after commas).
+fn trimmed(columns: Vec<String>) -> Vec<String> {
+    columns.into_iter().map(|c| c.trim().to_string()).collect()
 }
 
 /// Reads and parses the `--reader-schema` file (an unreadable or invalid schema is a usage
@@ -148,12 +158,13 @@ impl ConvertConfig {
             compression,
             level,
             read: ReadOptions {
-                columns: args.columns,
+                columns: trimmed(args.columns),
                 batch_size: usize::try_from(args.batch_size).unwrap_or(usize::MAX),
                 threads: args.threads,
                 reader_schema,
                 skip_bad_blocks: args.skip_bad_blocks,
                 max_block_size: args.max_block_size,
+                max_recursion_depth: args.max_recursion_depth,
             },
             limit: args.limit,
             row_group_size: usize::try_from(args.row_group_size).unwrap_or(usize::MAX),
@@ -187,12 +198,13 @@ impl HeadConfig {
             input: inputs::single(&args.file),
             rows: args.rows,
             read: ReadOptions {
-                columns: args.columns,
+                columns: trimmed(args.columns),
                 batch_size: args.rows.clamp(1, avrow::avrow_engine::DEFAULT_BATCH_SIZE),
                 threads: 1,
                 reader_schema: None,
                 skip_bad_blocks: false,
                 max_block_size: None,
+                max_recursion_depth: args.max_recursion_depth,
             },
             json: args.json,
         }

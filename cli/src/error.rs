@@ -26,7 +26,17 @@ pub fn usage(message: impl Into<String>) -> anyhow::Error {
 
 /// The exit status for an error.
 pub fn exit_code(error: &anyhow::Error) -> u8 {
-    if error.downcast_ref::<UsageError>().is_some() {
+    // A `--columns` path no input has is a bad argument too.
+    let unknown_column = error.chain().any(|cause| {
+        matches!(
+            cause.downcast_ref::<avrow::Error>(),
+            Some(avrow::Error::Plan {
+                source: avrow::avrow_engine::PlanError::UnknownField { .. },
+                ..
+            })
+        )
+    });
+    if unknown_column || error.downcast_ref::<UsageError>().is_some() {
         2
     } else {
         1

@@ -244,7 +244,8 @@ def open_avro(
     thread).
     ``reader_schema``: an Avro schema (JSON text or a dict) to read the data as (schema
     resolution: fields added with defaults, removed, reordered, promoted).
-    ``max_recursion_depth``: how deep recursive types are followed. ``utf8_view``: strings as
+    ``max_recursion_depth``: how deep recursive types are followed (a type that refers to
+    itself more than once, a tree, only as deep as 65,536 columns allow). ``utf8_view``: strings as
     ``string_view`` instead of ``string``.
     ``skip_bad_blocks``: skip a damaged block whole, resynchronise on the next sync marker and
     go on (:attr:`Reader.skipped_blocks` lists what was skipped); by default the first damaged
@@ -405,6 +406,9 @@ def _keeping_errors(reader: "pa.RecordBatchReader", raised: List[BaseException])
     """The batches of ``reader``; an exception reading them is also put in ``raised``."""
     try:
         yield from reader
+    except GeneratorExit:
+        # (The stream closed early: not an error of the source.)
+        raise
     except BaseException as e:
         raised.append(e)
         raise

@@ -147,9 +147,14 @@ fn open_source(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) 
         )));
     }
     let read = &config.read;
-    if read.reader_schema.is_some() || read.skip_bad_blocks || read.max_block_size.is_some() {
+    if read.reader_schema.is_some()
+        || read.skip_bad_blocks
+        || read.max_block_size.is_some()
+        || read.max_recursion_depth.is_some()
+    {
         return Err(crate::error::usage(format!(
-            "{}: --reader-schema, --skip-bad-blocks and --max-block-size apply to Avro input",
+            "{}: --reader-schema, --skip-bad-blocks, --max-block-size and --max-recursion-depth \
+             apply to Avro input",
             path.display()
         )));
     }

@@ -10,6 +10,7 @@ use arrow::array::RecordBatch;
 use arrow::json::writer::LineDelimited;
 use arrow::util::pretty::pretty_format_batches_with_schema;
 use std::io::Write;
+use std::sync::Arc;
 
 /// Prints the first rows.
 ///
@@ -44,9 +45,42 @@ pub fn run(config: &HeadConfig) -> Result<()> {
         }
         writer.finish()?;
     } else {
-        let table = pretty_format_batches_with_schema(schema, &batches)?;
+        // As CSV shows them: uuids in their text form, dates and timestamps past the calendar
+        // as their raw count (arrow's table printed 32 bare digits, and an error as the value).
+        let shown = batches
+            .iter()
+            .map(shown_as_text)
+            .collect::<Result<Vec<_>>>()?;
+        let schema = shown.first().map_or(schema, RecordBatch::schema);
+        let table = pretty_format_batches_with_schema(schema, &shown)?;
         writeln!(out, "{table}")?;
     }
     out.flush()?;
     Ok(())
+}
+
+/// `batch` with its uuid, date and timestamp columns as text (as CSV writes them).
+pub(super) fn shown_as_text(batch: &RecordBatch) -> Result<RecordBatch> {
+    use crate::writers::temporal;
+    use arrow::datatypes::{Field, Schema};
+    let mut fields = Vec::with_capacity(batch.num_columns());
+    let mut columns = Vec::with_capacity(batch.num_columns());
+    for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+        let column = if json::is_uuid(field) {
+            json::uuid_strings(column)
+        } else if temporal::is_temporal(field.data_type()) {
+            temporal::as_text(column)?
+        } else if field.data_type().is_nested() && temporal::has_unshowable_within(column) {
+            // (As JSON text, whose encoder writes those values as their count.)
+            json::to_json_text(field, column)?
+        } else {
+            column.clone()
+        };
+        fields.push(Field::new(field.name(), column.data_type().clone(), true));
+        columns.push(column);
+    }
+    Ok(RecordBatch::try_new(
+        Arc::new(Schema::new(fields)),
+        columns,
+    )?)
 }

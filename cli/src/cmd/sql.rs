@@ -292,7 +292,14 @@ async fn print(df: DataFrame, format: SqlFormat) -> Result<()> {
         SqlFormat::Table => {
             let batches = df.collect().await.map_err(query_error)?;
             let mut out = stdout();
-            let table = pretty_format_batches_with_schema(schema, &batches)?;
+            let shown = batches
+                .iter()
+                .map(super::head::shown_as_text)
+                .collect::<Result<Vec<_>>>()?;
+            let schema = shown
+                .first()
+                .map_or(schema, arrow::array::RecordBatch::schema);
+            let table = pretty_format_batches_with_schema(schema, &shown)?;
             writeln!(out, "{table}")?;
             out.flush()?;
         }

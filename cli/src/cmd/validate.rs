@@ -34,6 +34,9 @@ fn validate(input: &Input, args: &ValidateArgs) -> Outcome {
     if let Some(limit) = args.max_block_size {
         builder = builder.with_max_block_size(limit);
     }
+    if let Some(depth) = args.max_recursion_depth {
+        builder = builder.with_max_recursion_depth(depth);
+    }
     let mut reader = match input.open(builder, &ByteCounter::default()) {
         Ok(reader) => reader,
         Err(e @ avrow::Error::Io { .. }) => return Outcome::Unreadable(e),

@@ -4,7 +4,8 @@
 //! fills that gap by writing the value of the selected branch, which is also how Avro's
 //! readers (fastavro, the Java generic reader) present a union value. It also writes `uuid`
 //! values (`FixedSizeBinary(16)`, extension `arrow.uuid`) in their text form
-//! (`8-4-4-4-12` hexadecimal digits), not as 32 bare hexadecimal digits.
+//! (`8-4-4-4-12` hexadecimal digits), not as 32 bare hexadecimal digits, and dates and
+//! timestamps past the calendar as their raw count ([`super::temporal`]).
 
 use super::BatchWriter;
 use crate::output::Out;
@@ -80,6 +81,17 @@ impl EncoderFactory for UnionEncoderFactory {
         array: &'a dyn Array,
         options: &'a EncoderOptions,
     ) -> Result<Option<NullableEncoder<'a>>, ArrowError> {
+        if super::temporal::has_unshowable(array) {
+            // arrow-json's own encoder for the values a calendar shows (options without this
+            // factory, which would be asked again).
+            static PLAIN: std::sync::LazyLock<EncoderOptions> =
+                std::sync::LazyLock::new(|| EncoderOptions::default().with_explicit_nulls(true));
+            let shown = make_encoder(field, array, &PLAIN)?;
+            return Ok(Some(NullableEncoder::new(
+                Box::new(super::temporal::RawWhereUnshowable { array, shown }),
+                array.logical_nulls(),
+            )));
+        }
         if is_uuid(field) {
             return Ok(Some(NullableEncoder::new(
                 Box::new(UuidEncoder(array.as_fixed_size_binary(), String::new())),

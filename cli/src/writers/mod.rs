@@ -8,6 +8,7 @@ mod encoding;
 mod ipc;
 pub mod json;
 mod parquet;
+pub mod temporal;
 
 use crate::format::{Compression, Format};
 use crate::output::Out;

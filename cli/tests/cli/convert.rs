@@ -698,3 +698,85 @@ fn new_outputs_get_ordinary_permissions() {
         assert_eq!(mode & 0o777, expected & 0o777);
     }
 }
+
+/// Avro `uuid`s (string and fixed) are Parquet UUID columns (they were bare 16-byte fixed
+/// columns, which DuckDB read as BLOB): DuckDB reads them as UUID and pyarrow as its uuid
+/// type, and converting the Parquet file back to Avro gives `uuid`s again.
+#[test]
+fn uuids_are_parquet_uuid_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("uuids.avro");
+    crate::harness::python(&format!(
+        r#"
+import fastavro, uuid
+schema = {{"type": "record", "name": "R", "fields": [
+  {{"name": "id", "type": {{"type": "string", "logicalType": "uuid"}}}},
+  {{"name": "fx", "type": ["null", {{"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"}}]}}]}}
+rows = [{{"id": str(uuid.UUID(int=i * 7919)), "fx": None if i % 2 else uuid.UUID(int=i).bytes}}
+        for i in range(5)]
+with open({path:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(schema), rows)
+"#,
+        path = input.display().to_string()
+    ));
+    let output = dir.path().join("uuids.parquet");
+    convert(&input, &output, &[]);
+    let report = crate::harness::python(&format!(
+        r#"
+import duckdb, pyarrow.parquet as pq
+p = {path:?}
+print(duckdb.sql("select typeof(id), typeof(fx), id::varchar from '%s' order by id limit 1" % p).fetchall())
+meta = pq.ParquetFile(p).schema
+print(meta.column(0).logical_type, meta.column(1).logical_type)
+"#,
+        path = output.display().to_string()
+    ));
+    let mut lines = report.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "[('UUID', 'UUID', '00000000-0000-0000-0000-000000000000')]",
+        "{report}"
+    );
+    assert_eq!(lines.next().unwrap(), "UUID UUID", "{report}");
+    let back = dir.path().join("back.avro");
+    convert(&output, &back, &[]);
+    let schema = avrow().arg("schema").arg(&back).output().unwrap();
+    let schema = String::from_utf8(schema.stdout).unwrap();
+    assert_eq!(schema.matches("\"uuid\"").count(), 2, "{schema}");
+}
+
+/// CSV tells a null (nothing) from an empty string (`""`), as DuckDB's `COPY ... TO` writes
+/// them: both were nothing, read back as null by every reader. DuckDB's reader (with
+/// `allow_quoted_nulls=false`) reads them back apart.
+#[test]
+fn csv_writes_nulls_and_empty_strings_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("strings.avro");
+    python(&format!(
+        r#"
+import fastavro
+schema = {{"type": "record", "name": "R", "fields": [
+  {{"name": "s", "type": ["null", "string"]}}, {{"name": "n", "type": "int"}},
+  {{"name": "z", "type": "null"}}]}}
+rows = [{{"s": v, "n": i, "z": None}} for i, v in enumerate([None, "", "a,b", 'q"x', "line\nbreak", " "])]
+with open({path:?}, "wb") as f:
+    fastavro.writer(f, fastavro.parse_schema(schema), rows)
+"#,
+        path = input.display().to_string()
+    ));
+    let output = dir.path().join("strings.csv");
+    convert(&input, &output, &[]);
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(
+        text,
+        "s,n,z\n,0,\n\"\",1,\n\"a,b\",2,\n\"q\"\"x\",3,\n\"line\nbreak\",4,\n ,5,\n"
+    );
+    let back = python(&format!(
+        "import duckdb\nprint(duckdb.sql(\"select s from read_csv('{}', allow_quoted_nulls=false) order by n\").fetchall())",
+        output.display()
+    ));
+    assert_eq!(
+        back.trim(),
+        "[(None,), ('',), ('a,b',), ('q\"x',), ('line\\nbreak',), (' ',)]"
+    );
+}

@@ -686,3 +686,75 @@ fn schema_arrow_under_a_reader_schema() {
     let err = one_error_line(&out.stderr);
     assert!(err.contains("at customer"), "{err}");
 }
+
+/// Timestamps and dates past the calendar (`Long.MAX_VALUE` milliseconds, the "valid until
+/// forever" of many tables; `Integer.MAX_VALUE` days), at the top level and in an array: NDJSON
+/// writes their raw count as a number (it wrote arrow's error message, unescaped, as the
+/// value), CSV and `head` as text (CSV failed naming no column; `head` printed the error), and
+/// the values a calendar shows as before.
+#[test]
+fn dates_and_timestamps_past_the_calendar_are_their_raw_count() {
+    use arrow::array::{ArrayRef, Date32Array, ListArray, RecordBatch, TimestampMillisecondArray};
+    use arrow::datatypes::{DataType, Field, TimeUnit};
+    use std::sync::Arc;
+    let ts =
+        || TimestampMillisecondArray::from(vec![0, i64::MAX, i64::MIN]).with_timezone("+00:00");
+    let item = Arc::new(Field::new(
+        "item",
+        DataType::Timestamp(TimeUnit::Millisecond, Some("+00:00".into())),
+        false,
+    ));
+    let list = ListArray::new(
+        item,
+        arrow::buffer::OffsetBuffer::from_lengths([1, 1, 1]),
+        Arc::new(ts()),
+        None,
+    );
+    let batch = RecordBatch::try_from_iter([
+        ("ts", Arc::new(ts()) as ArrayRef),
+        (
+            "d",
+            Arc::new(Date32Array::from(vec![0, i32::MAX, -1])) as ArrayRef,
+        ),
+        ("l", Arc::new(list) as ArrayRef),
+    ])
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("forever.avro");
+    let mut w = avrow::WriterBuilder::new(batch.schema())
+        .build(std::fs::File::create(&file).unwrap())
+        .unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    let (max, min) = (i64::MAX.to_string(), i64::MIN.to_string());
+
+    let ndjson = stdout_of(&["convert", "-q", "-f", "ndjson", "-o", "-"], &file);
+    let rows: Vec<Value> = ndjson
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{l}: {e}")))
+        .collect();
+    assert_eq!(rows[0]["ts"], "1970-01-01T00:00:00Z");
+    assert_eq!(rows[1]["ts"], Value::from(i64::MAX));
+    assert_eq!(rows[2]["ts"], Value::from(i64::MIN));
+    assert_eq!(rows[1]["d"], Value::from(i32::MAX));
+    assert_eq!(rows[2]["d"], "1969-12-31");
+    assert_eq!(rows[1]["l"][0], Value::from(i64::MAX));
+
+    let csv = stdout_of(&["convert", "-q", "-f", "csv", "-o", "-"], &file);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "ts,d,l");
+    assert!(lines[1].starts_with("1970-01-01T00:00:00"), "{csv}");
+    assert!(
+        lines[2].starts_with(&format!("{max},{},[{max}]", i32::MAX)),
+        "{csv}"
+    );
+    assert!(lines[3].starts_with(&format!("{min},1969-12-31,")), "{csv}");
+
+    for args in [&["head"][..], &["head", "--json"][..]] {
+        let text = stdout_of(args, &file);
+        assert!(
+            text.contains(&max) && text.contains(&min) && !text.contains("ERROR"),
+            "{args:?}: {text}"
+        );
+    }
+}

@@ -187,6 +187,37 @@ impl Bound<'_> {
                 Fast.write_ints(&v[range.clone()], buf);
                 varint_ends(buf, from, range.len(), ends);
             }
+            // Times of day: as integers, once the chunk's values are all within a day (else
+            // value by value, which names the first that is not).
+            (
+                Kind::Time {
+                    values: Ints::I32(v),
+                    scale: Scale::One,
+                    day,
+                    ..
+                },
+                None,
+            ) if v[range.clone()]
+                .iter()
+                .all(|&t| (0..*day).contains(&i64::from(t))) =>
+            {
+                let from = buf.len();
+                Fast.write_ints(&v[range.clone()], buf);
+                varint_ends(buf, from, range.len(), ends);
+            }
+            (
+                Kind::Time {
+                    values: Ints::I64(v),
+                    scale: Scale::One,
+                    day,
+                    ..
+                },
+                None,
+            ) if v[range.clone()].iter().all(|t| (0..*day).contains(t)) => {
+                let from = buf.len();
+                Fast.write_longs(&v[range.clone()], buf);
+                varint_ends(buf, from, range.len(), ends);
+            }
             // Doubles and floats: their bytes as they are (Avro's encoding is little-endian
             // IEEE 754, as Arrow's buffers are), the ends a fixed stride apart.
             #[cfg(target_endian = "little")]
@@ -264,7 +295,7 @@ mod tests {
     use arrow_array::{
         Array, ArrayRef, BinaryArray, BooleanArray, Float32Array, Float64Array, Int32Array,
         Int64Array, LargeStringArray, RecordBatch, StringArray, StructArray,
-        TimestampMillisecondArray,
+        Time32MillisecondArray, Time64MicrosecondArray, TimestampMillisecondArray,
     };
     use std::sync::Arc;
 
@@ -316,7 +347,7 @@ mod tests {
     fn column(c: usize, rows: usize, null_every: u64, rng: &mut Rng) -> (ArrayRef, bool) {
         let nullable = c % 2 == 1;
         let null = |rng: &mut Rng| nullable && null_every > 0 && rng.below(null_every) == 0;
-        let array: ArrayRef = match (c / 2) % 9 {
+        let array: ArrayRef = match (c / 2) % 11 {
             0 => Arc::new(Int64Array::from_iter(
                 (0..rows).map(|_| (!null(rng)).then(|| rng.long())),
             )),
@@ -343,6 +374,14 @@ mod tests {
                     .map(|_| (!null(rng)).then(|| rng.text().into_bytes()))
                     .collect::<BinaryArray>(),
             ),
+            8 => Arc::new(Time32MillisecondArray::from_iter((0..rows).map(|_| {
+                (!null(rng)).then(|| rng.long().rem_euclid(86_400_000) as i32)
+            }))),
+            9 => {
+                Arc::new(Time64MicrosecondArray::from_iter((0..rows).map(|_| {
+                    (!null(rng)).then(|| rng.long().rem_euclid(86_400_000_000))
+                })))
+            }
             _ if c.is_multiple_of(4) => Arc::new(TimestampMillisecondArray::from_iter(
                 (0..rows).map(|_| (!null(rng)).then(|| rng.long() >> 20)),
             )),

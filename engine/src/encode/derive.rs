@@ -24,7 +24,8 @@ use std::collections::HashSet;
 /// [`PlanError::Incompatible`] if the metadata's schema does not parse.
 pub fn avro_schema_for(arrow: &ArrowSchema) -> Result<Schema, PlanError> {
     if let Some(json) = arrow.metadata().get(AVRO_SCHEMA_KEY) {
-        return Schema::parse(json).map_err(|e| PlanError::Incompatible {
+        // (As the file's header was read: leniently, its defaults that do not fit dropped.)
+        return Schema::parse_writer(json).map_err(|e| PlanError::Incompatible {
             path: String::new(),
             reason: format!("the {AVRO_SCHEMA_KEY} metadata is not a valid schema: {e}"),
         });

@@ -190,7 +190,7 @@ impl EncodePlan {
     /// name), any other schema a batch of one column.
     ///
     /// # Errors
-    /// [`PlanError::Incompatible`] naming the column path where an Arrow type cannot be
+    /// [`PlanError::Unwritable`] naming the column path where an Arrow type cannot be
     /// written as the Avro type (a missing or extra field, a fixed size or decimal scale that
     /// differs, a type no rule writes).
     pub fn new(arrow: SchemaRef, avro: Schema) -> Result<Self, PlanError> {

@@ -116,7 +116,8 @@ impl<'a> Bound<'a> {
             Kind::UuidText(values) => {
                 let b = values.get(i);
                 if crate::decode::parse_uuid(b).is_none() {
-                    let v = String::from_utf8_lossy(b).into_owned();
+                    // (At most 64 bytes of it in the message: the value may be megabytes.)
+                    let v = String::from_utf8_lossy(&b[..b.len().min(64)]).into_owned();
                     return Err(self.error(EncodeErrorKind::InvalidUuid(v), row));
                 }
                 values.put(i, out);
@@ -382,7 +383,6 @@ pub(super) fn write_leaf(kind: &Kind<'_>, i: usize, out: &mut Vec<u8>) -> bool {
     true
 }
 
-/// A big-endian two's complement value widened to 32 bytes.
 /// Value `i` of an integer column in its Avro unit (`scale` applied, exactly), or `None`
 /// where it does not fit (an `int`'s 32 bits if `int32`, a conversion that overflows or is not
 /// exact).
@@ -396,6 +396,7 @@ fn scaled(values: &Ints<'_>, i: usize, scale: Scale, int32: bool) -> Option<i64>
     (!int32 || i32::try_from(v).is_ok()).then_some(v)
 }
 
+/// A big-endian two's complement value widened to 32 bytes.
 fn sign_extend(be: &[u8]) -> [u8; 32] {
     let fill = if be[0] & 0x80 != 0 { 0xff } else { 0 };
     let mut out = [fill; 32];

@@ -9,6 +9,9 @@ use std::collections::HashMap;
 
 /// The root and named types of `json`; with `drop_bad_defaults`, a default that does not match
 /// its field's type is removed instead of an error ([`super::Schema::parse_writer`]).
+/// Values visited checking a schema's defaults, at most (a real schema's take hundreds).
+const DEFAULT_CHECK_WORK: usize = 1 << 18;
+
 pub(super) fn parse(
     json: &Json,
     drop_bad_defaults: bool,
@@ -491,31 +494,43 @@ impl Parser {
 
     /// Remove every field default that does not match its field's type.
     fn drop_bad_defaults(&mut self) {
+        // Until none is dropped: a record default can be valid only through a field default
+        // dropped in the same pass.
+        // (One budget for every pass: once spent, every default left is dropped.)
+        let mut work = DEFAULT_CHECK_WORK;
+        while self.drop_bad_defaults_once(&mut work) {}
+    }
+
+    /// One pass of [`Parser::drop_bad_defaults`]; whether it dropped any.
+    fn drop_bad_defaults_once(&mut self, work: &mut usize) -> bool {
         let mut bad = Vec::new();
         for (t, ty) in self.named.iter().enumerate() {
             if let NamedDef::Record(r) = &ty.def {
                 for (i, f) in r.fields.iter().enumerate() {
                     if let Some(d) = &f.default {
-                        if self.check_default(&f.ty, d, 0).is_err() {
+                        if self.check_default(&f.ty, d, 0, work).is_err() {
                             bad.push((t, i));
                         }
                     }
                 }
             }
         }
+        let dropped = !bad.is_empty();
         for (t, i) in bad {
             if let NamedDef::Record(r) = &mut self.named[t].def {
                 r.fields[i].default = None;
             }
         }
+        dropped
     }
 
     fn validate_defaults(&self) -> Result<(), SchemaError> {
+        let mut work = DEFAULT_CHECK_WORK;
         for ty in &self.named {
             if let NamedDef::Record(r) = &ty.def {
                 for f in &r.fields {
                     if let Some(d) = &f.default {
-                        self.check_default(&f.ty, d, 0).map_err(|why| {
+                        self.check_default(&f.ty, d, 0, &mut work).map_err(|why| {
                             SchemaError::new(
                                 SchemaErrorKind::InvalidDefault,
                                 format!(
@@ -531,7 +546,19 @@ impl Parser {
         Ok(())
     }
 
-    fn check_default(&self, node: &Node, value: &Json, depth: usize) -> Result<(), String> {
+    /// Whether `value` is a valid default of `node`; `work` bounds the values visited over
+    /// all the schema's defaults (a union tries each branch, so a hostile default of unions of
+    /// records nested in records costs branches^depth visits without it).
+    fn check_default(
+        &self,
+        node: &Node,
+        value: &Json,
+        depth: usize,
+        work: &mut usize,
+    ) -> Result<(), String> {
+        *work = work
+            .checked_sub(1)
+            .ok_or_else(|| "the schema's defaults take too long to check".to_string())?;
         if depth > 64 {
             return Err("default value nested too deeply".to_string());
         }
@@ -561,13 +588,13 @@ impl Parser {
             Node::Array(items) => match value {
                 Json::Array(a) => a
                     .iter()
-                    .try_for_each(|v| self.check_default(items, v, depth + 1)),
+                    .try_for_each(|v| self.check_default(items, v, depth + 1, work)),
                 _ => mismatch(),
             },
             Node::Map(values) => match value {
                 Json::Object(m) => m
                     .values()
-                    .try_for_each(|v| self.check_default(values, v, depth + 1)),
+                    .try_for_each(|v| self.check_default(values, v, depth + 1, work)),
                 _ => mismatch(),
             },
             // The spec (1.12): a union's default matches one of its branches (before 1.12,
@@ -575,7 +602,7 @@ impl Parser {
             Node::Union(branches) => {
                 let mut first_error = None;
                 for branch in branches {
-                    match self.check_default(branch, value, depth + 1) {
+                    match self.check_default(branch, value, depth + 1, work) {
                         Ok(()) => return Ok(()),
                         Err(e) => {
                             first_error.get_or_insert(e);
@@ -603,7 +630,7 @@ impl Parser {
                     };
                     for field in &r.fields {
                         match m.get(&field.name) {
-                            Some(v) => self.check_default(&field.ty, v, depth + 1)?,
+                            Some(v) => self.check_default(&field.ty, v, depth + 1, work)?,
                             None if field.default.is_some() => {}
                             None => {
                                 return Err(format!(
@@ -731,6 +758,25 @@ mod tests {
         bad(
             r#"{"type":"record","name":"a","fields":[{"name":"x","type":["null","int"],"default":"s"}]}"#,
             "default",
+        );
+        // A default whose check would try two branches at each of 40 levels: refused quickly.
+        let mut default = r#""bad""#.to_string();
+        for _ in 0..40 {
+            default = format!(r#"{{"u":{default}}}"#);
+        }
+        let hostile = format!(
+            r#"{{"type":"record","name":"R","fields":[{{"name":"f","default":{default},"type":[
+            {{"type":"record","name":"A","fields":[
+                {{"name":"u","type":["null","A",{{"type":"map","values":"A"}}]}},
+                {{"name":"a","type":"int"}}]}},"int"]}}]}}"#
+        );
+        let start = std::time::Instant::now();
+        assert!(Schema::parse(&hostile).is_err());
+        assert!(Schema::parse_writer(&hostile).is_ok());
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
         );
         for ok in [
             r#"{"type":"record","name":"a","fields":[{"name":"x","type":["null","int"],"default":1}]}"#,

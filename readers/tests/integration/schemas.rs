@@ -376,6 +376,22 @@ fn invalid_defaults_of_a_writer_schema_are_dropped() {
     }
     let e = avrow::Schema::parse(bad).unwrap_err().to_string();
     assert!(e.contains("R.f") && e.contains("default"), "{e}");
+    // Written back, the table keeps its record (its recorded schema read as leniently).
+    let batches: Vec<_> = avrow::ReaderBuilder::new()
+        .read_bytes(file)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let w = avrow::WriterBuilder::new(batches[0].schema())
+        .build(Vec::new())
+        .unwrap();
+    assert!(
+        w.avro_schema()
+            .canonical_form()
+            .starts_with(r#"{"name":"R","#),
+        "{}",
+        w.avro_schema().canonical_form()
+    );
 }
 
 /// Deeply nested (non-recursive) schemas decode, or fail with an error: never a crash (a stack

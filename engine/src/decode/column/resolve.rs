@@ -61,7 +61,8 @@ pub(crate) enum Promotion {
     /// A writer `float` into a reader `double`.
     Float32ToFloat64,
     /// A writer time or timestamp (an `int` or `long`) into a reader `long` time or
-    /// timestamp of a finer unit: the value times this factor (1,000 or 1,000,000).
+    /// timestamp of a finer unit, or a writer `date` into a reader timestamp: the value times
+    /// this factor (1,000 or 1,000,000; a day in the reader's unit for a date).
     Scale(i64),
     /// A writer time or timestamp into a reader time or timestamp of a coarser unit: the value
     /// divided by this divisor, rounded down (toward the past, as a clock shows it).

@@ -14,16 +14,24 @@ const MAX_DEPTH: usize = 64;
 ///
 /// Follows the specification's table of default values: `bytes` and `fixed` are JSON strings
 /// whose code points 0–255 are the bytes, enums are symbol strings, records are objects whose
-/// missing fields take their own defaults, and a union's default is a value of its first
-/// branch (other branches are tried too, as several writers accept them).
+/// missing fields take their own defaults, and a union's default is a value of one of its
+/// branches, the first that takes it (Avro 1.12).
 pub(crate) fn encode_default(
     schema: &Schema,
     node: &Node,
     value: &Json,
 ) -> Result<Vec<u8>, String> {
     let mut out = Vec::new();
-    encode(schema, node, value, &mut out, 0)?;
+    // Values visited, at most: a union tries each branch, so a hostile default of unions of
+    // records nested in records would cost branches^depth without a bound.
+    let mut work = 1usize << 18;
+    encode(schema, node, value, &mut out, 0, &mut work)?;
     Ok(out)
+}
+
+fn too_long() -> String {
+    "the default value takes too long to encode (unions of records tried branch by branch)"
+        .to_string()
 }
 
 fn too_deep() -> String {
@@ -39,10 +47,12 @@ fn encode(
     value: &Json,
     out: &mut Vec<u8>,
     depth: usize,
+    work: &mut usize,
 ) -> Result<(), String> {
     if depth > MAX_DEPTH {
         return Err(too_deep());
     }
+    *work = work.checked_sub(1).ok_or_else(too_long)?;
     let mismatch = |what: &str| Err(format!("{} is not a valid {what} default", short(value)));
     match node {
         Node::Primitive(p, _) => match (p, value) {
@@ -101,7 +111,7 @@ fn encode(
             if !values.is_empty() {
                 write_long(out, values.len() as i64);
                 for v in values {
-                    encode(schema, items, v, out, depth + 1)?;
+                    encode(schema, items, v, out, depth + 1, work)?;
                 }
             }
             write_long(out, 0);
@@ -116,7 +126,7 @@ fn encode(
                 for (k, v) in entries {
                     write_long(out, k.len() as i64);
                     out.extend_from_slice(k.as_bytes());
-                    encode(schema, values, v, out, depth + 1)?;
+                    encode(schema, values, v, out, depth + 1, work)?;
                 }
             }
             write_long(out, 0);
@@ -127,7 +137,7 @@ fn encode(
             for (i, branch) in branches.iter().enumerate() {
                 let mut attempt = Vec::new();
                 write_long(&mut attempt, i as i64);
-                match encode(schema, branch, value, &mut attempt, depth + 1) {
+                match encode(schema, branch, value, &mut attempt, depth + 1, work) {
                     Ok(()) => {
                         out.extend_from_slice(&attempt);
                         return Ok(());
@@ -154,8 +164,8 @@ fn encode(
                             )
                         })?;
                         // (The depth error once, not behind a field name per level.)
-                        encode(schema, &f.ty, v, out, depth + 1).map_err(|e| match e {
-                            e if e == too_deep() => e,
+                        encode(schema, &f.ty, v, out, depth + 1, work).map_err(|e| match e {
+                            e if e == too_deep() || e == too_long() => e,
                             e => format!("field {}: {e}", f.name),
                         })?;
                     }

@@ -78,15 +78,135 @@ struct Compiler<'a> {
     /// Named types (of the writer's schema) being expanded on the current path (for recursion).
     stack: Vec<usize>,
     nodes: usize,
+    /// The most nodes this compile may make ([`MAX_PLAN_NODES`], or less while fitting the
+    /// recursion depth).
+    budget: usize,
     /// Build skips with the variants that check values (the streaming check's tree).
     strict: bool,
 }
 
-/// Compile the plan for data written with `writer`, read as `reader` (or as itself).
+/// Compile the plan for data written with `writer`, read as `reader` (or as itself), its
+/// recursive types unrolled `opts.max_recursion_depth` levels deep; where that many levels
+/// exceed what a plan holds (a type that refers to itself twice, a tree with a nullable child
+/// and an array of children, doubles at each level: 2^16 columns at the default depth; a list
+/// unrolled a thousand times nests too deep), as deep as fits in [`FIT_NODES`] columns and
+/// nodes (or, where not even that, in a whole plan). Data nested deeper than the depth
+/// compiled is an error naming that depth.
 pub(crate) fn compile(
     writer: &Schema,
     reader: Option<&Schema>,
     opts: &DecodeOptions,
+) -> Result<Compiled, PlanError> {
+    // A projected column has the type it has in the whole table: the depth is the one the
+    // whole schema fits, not the (deeper) one the projection alone would.
+    if opts.projection.is_some() && (recursive(writer) || reader.is_some_and(recursive)) {
+        let whole = DecodeOptions {
+            projection: None,
+            ..opts.clone()
+        };
+        if let Some((depth, _)) = fitted(writer, reader, &whole) {
+            let at = DecodeOptions {
+                max_recursion_depth: depth,
+                ..opts.clone()
+            };
+            return compile_at(writer, reader, &at, MAX_PLAN_NODES);
+        }
+    }
+    match fitted(writer, reader, opts) {
+        Some((_, compiled)) => compiled,
+        None => compile_at(writer, reader, opts, MAX_PLAN_NODES),
+    }
+}
+
+/// The plan at `opts.max_recursion_depth` or, where too big, at the deepest that fits (and
+/// that depth); `None` where nothing fits.
+fn fitted(
+    writer: &Schema,
+    reader: Option<&Schema>,
+    opts: &DecodeOptions,
+) -> Option<(usize, Result<Compiled, PlanError>)> {
+    let first = compile_at(writer, reader, opts, MAX_PLAN_NODES);
+    if !too_big(&first) {
+        return Some((opts.max_recursion_depth, first));
+    }
+    fit(writer, reader, opts, FIT_NODES).or_else(|| fit(writer, reader, opts, MAX_PLAN_NODES))
+}
+
+/// Whether a named type of `schema` contains itself (only then does the depth matter).
+fn recursive(schema: &Schema) -> bool {
+    fn reaches(schema: &Schema, node: &Node, target: usize, seen: &mut Vec<bool>) -> bool {
+        match node {
+            Node::Primitive(..) => false,
+            Node::Array(inner) | Node::Map(inner) => reaches(schema, inner, target, seen),
+            Node::Union(branches) => branches.iter().any(|b| reaches(schema, b, target, seen)),
+            Node::Named(i) if *i == target => true,
+            Node::Named(i) => {
+                if std::mem::replace(&mut seen[*i], true) {
+                    return false;
+                }
+                match &schema.named(*i).def {
+                    NamedDef::Record(r) => r
+                        .fields
+                        .iter()
+                        .any(|f| reaches(schema, &f.ty, target, seen)),
+                    _ => false,
+                }
+            }
+        }
+    }
+    (0..schema.named_types().len()).any(|t| match &schema.named(t).def {
+        NamedDef::Record(r) => {
+            let mut seen = vec![false; schema.named_types().len()];
+            r.fields
+                .iter()
+                .any(|f| reaches(schema, &f.ty, t, &mut seen))
+        }
+        _ => false,
+    })
+}
+
+/// Columns and nodes a recursive type unrolled as deep as fits may take: a table of thousands
+/// of columns is more than a reader wants, and each try of the bisection stays cheap.
+const FIT_NODES: usize = 1 << 12;
+
+fn too_big(compiled: &Result<Compiled, PlanError>) -> bool {
+    matches!(
+        compiled,
+        Err(PlanError::TooManyNodes { .. } | PlanError::TooDeep { .. })
+    )
+}
+
+/// The plan at the deepest recursion below `opts.max_recursion_depth` that fits in `budget`
+/// nodes, and that depth, found by bisection (a shallower unrolling never has more nodes, nor
+/// nests deeper); `None` if not even one level fits.
+fn fit(
+    writer: &Schema,
+    reader: Option<&Schema>,
+    opts: &DecodeOptions,
+    budget: usize,
+) -> Option<(usize, Result<Compiled, PlanError>)> {
+    let mut shallower = opts.clone();
+    let (mut fits, mut lo, mut hi) = (None, 1, opts.max_recursion_depth.saturating_sub(1));
+    while lo <= hi {
+        let depth = lo + (hi - lo) / 2;
+        shallower.max_recursion_depth = depth;
+        let compiled = compile_at(writer, reader, &shallower, budget);
+        if too_big(&compiled) {
+            hi = depth - 1;
+        } else {
+            fits = Some((depth, compiled));
+            lo = depth + 1;
+        }
+    }
+    fits
+}
+
+/// [`compile`] at exactly `opts.max_recursion_depth`, in at most `budget` nodes.
+fn compile_at(
+    writer: &Schema,
+    reader: Option<&Schema>,
+    opts: &DecodeOptions,
+    budget: usize,
 ) -> Result<Compiled, PlanError> {
     let mut c = Compiler {
         w: writer,
@@ -94,6 +214,7 @@ pub(crate) fn compile(
         opts,
         stack: Vec::new(),
         nodes: 0,
+        budget,
         strict: false,
     };
     let proj = opts.projection.as_deref().map(Proj::from_paths);
@@ -118,6 +239,7 @@ pub(crate) fn compile(
     // A separate node budget: the skip of the whole writer record must not make a schema
     // that compiles fail.
     c.nodes = 0;
+    c.budget = MAX_PLAN_NODES;
     c.stack.clear();
     c.strict = true;
     let record_skip = c.skip(c.w.root(), 0).ok();
@@ -131,9 +253,9 @@ pub(crate) fn compile(
 impl Compiler<'_> {
     fn count_node(&mut self, depth: usize) -> Result<(), PlanError> {
         self.nodes += 1;
-        if self.nodes > MAX_PLAN_NODES {
+        if self.nodes > self.budget {
             return Err(PlanError::TooManyNodes {
-                limit: MAX_PLAN_NODES,
+                limit: self.budget,
                 max_recursion_depth: self.opts.max_recursion_depth,
             });
         }
@@ -363,6 +485,7 @@ impl Compiler<'_> {
             opts: self.opts,
             stack: Vec::new(),
             nodes: self.nodes,
+            budget: self.budget,
             strict: false,
         };
         let mapped = sub.map(node, node, proj, path, depth);
