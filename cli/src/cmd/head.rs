@@ -59,7 +59,8 @@ pub fn run(config: &HeadConfig) -> Result<()> {
     Ok(())
 }
 
-/// `batch` with its uuid, date and timestamp columns as text (as CSV writes them).
+/// `batch` as the text a table shows: uuid, date and timestamp columns as CSV writes them,
+/// and every value made safe for a terminal ([`for_terminal`]).
 pub(super) fn shown_as_text(batch: &RecordBatch) -> Result<RecordBatch> {
     use crate::writers::temporal;
     use arrow::datatypes::{Field, Schema};
@@ -76,6 +77,7 @@ pub(super) fn shown_as_text(batch: &RecordBatch) -> Result<RecordBatch> {
         } else {
             column.clone()
         };
+        let column = for_terminal(&column)?;
         fields.push(Field::new(field.name(), column.data_type().clone(), true));
         columns.push(column);
     }
@@ -83,4 +85,48 @@ pub(super) fn shown_as_text(batch: &RecordBatch) -> Result<RecordBatch> {
         Arc::new(Schema::new(fields)),
         columns,
     )?)
+}
+
+/// The most characters a table cell shows (a 5,000-character string made 5,000-wide lines).
+const CELL_CHARS: usize = 80;
+
+/// `column`'s values as arrow formats them, for a terminal: control characters escaped (`\n`,
+/// `\t`, `\x1b`: an escape sequence in the data reached the terminal, a line break broke the
+/// table), cut at [`CELL_CHARS`] with `…`, and an empty string shown as `""` (a null is blank).
+fn for_terminal(column: &arrow::array::ArrayRef) -> Result<arrow::array::ArrayRef> {
+    use arrow::array::{Array, StringBuilder};
+    use arrow::util::display::{ArrayFormatter, FormatOptions};
+    use std::fmt::Write as _;
+    let options = FormatOptions::default();
+    let formatter = ArrayFormatter::try_new(column.as_ref(), &options)?;
+    let nulls = column.logical_nulls();
+    let mut out = StringBuilder::with_capacity(column.len(), column.len() * 16);
+    let (mut text, mut shown) = (String::new(), String::new());
+    for i in 0..column.len() {
+        if nulls.as_ref().is_some_and(|n| n.is_null(i)) {
+            out.append_null();
+            continue;
+        }
+        text.clear();
+        write!(text, "{}", formatter.value(i))?;
+        shown.clear();
+        if text.is_empty() {
+            shown.push_str("\"\"");
+        }
+        for (n, c) in text.chars().enumerate() {
+            if n == CELL_CHARS {
+                shown.push('…');
+                break;
+            }
+            match c {
+                '\n' => shown.push_str("\\n"),
+                '\r' => shown.push_str("\\r"),
+                '\t' => shown.push_str("\\t"),
+                c if c.is_control() => write!(shown, "\\x{:02x}", c as u32)?,
+                c => shown.push(c),
+            }
+        }
+        out.append_value(&shown);
+    }
+    Ok(Arc::new(out.finish()))
 }

@@ -758,3 +758,41 @@ fn dates_and_timestamps_past_the_calendar_are_their_raw_count() {
         );
     }
 }
+
+/// `head`'s table is safe for a terminal: control characters escaped (an escape sequence in
+/// the data reached the terminal, a line break or tab broke the table), long values cut at 80
+/// characters, an empty string shown as `""` (a null is blank).
+#[test]
+fn head_escapes_control_characters_and_cuts_long_values() {
+    use arrow::array::{ArrayRef, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let long = "x".repeat(5000);
+    let batch = RecordBatch::try_from_iter([(
+        "s",
+        Arc::new(StringArray::from(vec![
+            Some("\u{1b}[31mRED\u{1b}[0m"),
+            Some("a\tb\rc\nd"),
+            Some(long.as_str()),
+            Some(""),
+            None,
+        ])) as ArrayRef,
+    )])
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("strings.avro");
+    let mut w = avrow::WriterBuilder::new(batch.schema())
+        .build(std::fs::File::create(&file).unwrap())
+        .unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    let table = stdout_of(&["head"], &file);
+    assert!(!table.contains('\u{1b}') && !table.contains('\t') && !table.contains('\r'));
+    assert!(
+        table.contains(r"\x1b[31mRED\x1b[0m") && table.contains(r"a\tb\rc\nd"),
+        "{table}"
+    );
+    assert!(table.lines().all(|l| l.chars().count() < 100), "{table}");
+    assert!(table.contains(&format!("{}…", "x".repeat(80))), "{table}");
+    assert!(table.contains("| \"\""), "{table}");
+    assert_eq!(table.lines().count(), 5 + 4, "{table}");
+}
