@@ -271,8 +271,8 @@ impl fmt::Display for DecodeErrorKind {
                 "recursive type {type_name} is nested deeper than the maximum recursion depth {depth} \
                  (raise it: ReaderBuilder::with_max_recursion_depth, max_recursion_depth= in \
                  Python, OPTIONS ('max_recursion_depth' 'N') in SQL, --max-recursion-depth in the \
-                 CLI; a type that refers to itself more than once is unrolled only as deep as a \
-                 plan holds: project fewer columns)"
+                 CLI; a type that refers to itself more than once is unrolled only as deep as \
+                 4,096 columns hold)"
             ),
             DecodeErrorKind::TooLarge(limit) => write!(f, "{limit}"),
             DecodeErrorKind::Internal(what) => {

@@ -114,7 +114,9 @@ pub enum Error {
     /// [`Schema::merge`](avrow_engine::Schema::merge)).
     #[error(
         "invalid argument: {file}'s writer schema cannot be merged with the schema of {first} \
-         (and of the files before it): {source}; read the files with a reader schema"
+         (and of the files before it): {source}; read the files with a reader schema that reads \
+         each of them (none does for decimals of another precision or scale: read those files \
+         one at a time)"
     )]
     SchemaMerge {
         /// The file whose schema does not merge.
@@ -407,7 +409,7 @@ impl fmt::Display for BlockErrorKind {
             ),
             BlockErrorKind::TooLarge { size, limit } => write!(
                 f,
-                "the block holds {size} bytes, more than the limit of {limit} bytes (raise it with with_max_block_size)"
+                "the block holds {size} bytes, more than the limit of {limit} bytes (raise it: ReaderBuilder::with_max_block_size, max_block_size= in Python, --max-block-size in the CLI)"
             ),
             BlockErrorKind::Decompression { codec, error } => {
                 write!(f, "{codec} decompression failed: {error}")

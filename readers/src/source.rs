@@ -610,13 +610,20 @@ impl FileInput {
             Input::Contiguous { bytes, pos, .. } => {
                 // Only the marker damaged: if a well-framed block (its own marker intact)
                 // starts where the next block should, go on there rather than lose it too.
+                // Not when the marker is intact a few bytes on (the byte size was short):
+                // its last bytes and the next block's header may frame a block too.
                 if let Error::Block {
                     kind: BlockErrorKind::SyncMismatch { at: Some(at) },
                     ..
                 } = error
                 {
                     let next = *at as usize + 16;
-                    if let Ok(Some(_)) = frame_block(bytes, next, 0, &sync, "") {
+                    let moved = bytes
+                        .get(*at as usize + 1..(next + 15).min(bytes.len()))
+                        .is_some_and(|w| memchr::memmem::find(w, &sync).is_some());
+                    if moved {
+                        // The scan below finds it.
+                    } else if let Ok(Some(_)) = frame_block(bytes, next, 0, &sync, "") {
                         *pos = next;
                         return (start, next as u64);
                     }

@@ -73,6 +73,15 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         .iter()
         .map(|t| table(t))
         .collect::<Result<Vec<_>>>()?;
+    // (Unquoted, as DataFusion takes a registered name: `T` and `t` are one table.)
+    for (i, (name, _)) in tables.iter().enumerate() {
+        if tables[..i]
+            .iter()
+            .any(|(other, _)| other.eq_ignore_ascii_case(name))
+        {
+            return Err(usage(format!("--table {name} is given twice")));
+        }
+    }
     let options = args
         .options
         .iter()
@@ -158,6 +167,9 @@ pub fn run(args: &SqlArgs) -> Result<()> {
 /// directory's format from whichever file it lists first (a Spark `.crc` file: "table not
 /// found"; a stray `.json`: JSON), and lose its `k=v/` partition columns. A quoted path that
 /// names no file is an error that says so (DataFusion's says the table was not found).
+/// Quoted files, globs and object-store URLs are registered as `--table` registers them
+/// too: DataFusion's URL table takes a file's format from its extension (a `.bin` Avro
+/// file, an `s3://` glob: "table not found") and hides why a location cannot be read.
 async fn register_path_tables(
     ctx: &SessionContext,
     statement: &datafusion::sql::parser::Statement,
@@ -188,10 +200,20 @@ async fn register_path_tables(
         };
         let name = table.as_ref();
         let bare = TableReference::bare(name);
-        if name.contains("://") || ctx.table_exist(bare.clone()).map_err(query_error)? {
+        if ctx.table_exist(bare.clone()).map_err(query_error)? {
             continue;
         }
         let path = std::path::Path::new(name);
+        let glob = name.contains(['*', '?', '[']);
+        if name.contains("://") || path.is_file() || (glob && name.contains(['/', '.'])) {
+            register_table(ctx, name, name)
+                .await
+                .map_err(|e| anyhow!("{name}: {e}"))?;
+            continue;
+        }
+        if path.is_dir() && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none()) {
+            return Err(anyhow!("{name}: the directory is empty"));
+        }
         // (A directory of other files, Parquet ones say, stays DataFusion's URL table.)
         if path.is_dir() && holds_avro(path) {
             let mut location = name.to_string();
@@ -205,10 +227,7 @@ async fn register_path_tables(
                 .into_view();
             ctx.register_table(bare, table)
                 .map_err(|e| anyhow!("{name}: {e}"))?;
-        } else if !path.exists()
-            && (name.contains('/') || path.extension().is_some())
-            && !name.contains(['*', '?', '['])
-        {
+        } else if !path.exists() && (name.contains('/') || path.extension().is_some()) && !glob {
             return Err(usage(format!(
                 "{name}: no such file or directory (a quoted table name is read as a path)"
             )));

@@ -119,6 +119,11 @@ fn a_bad_query_is_a_usage_error() {
         .args(["sql", "--table", "nonsense", "SELECT 1"])
         .assert()
         .code(2);
+    avrow()
+        .args(["sql", "--table", &table, "--table", &table, "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(contains("--table o is given twice"));
 }
 
 #[test]
@@ -187,6 +192,27 @@ fn globs_and_lone_files_by_path() {
         .assert()
         .code(2)
         .stderr(contains("nope.avro: no such file or directory"));
+    // A file whose extension is not .avro, a glob, an empty directory: read as `--table`
+    // reads them, or the reason they cannot be (not "table not found").
+    std::fs::copy(dir.path().join("a.avro"), dir.path().join("a.bin")).unwrap();
+    let q = format!(
+        "SELECT count(*) AS n FROM '{}'",
+        dir.path().join("a.bin").display()
+    );
+    assert_eq!(sql(&["--format", "csv", &q]), "n\n1500\n");
+    let q = format!("SELECT count(*) AS n FROM '{}/nomatch*.avro'", d);
+    avrow()
+        .args(["sql", &q])
+        .assert()
+        .failure()
+        .stderr(contains("nomatch*.avro").and(contains("not found").not()));
+    std::fs::create_dir(dir.path().join("empty")).unwrap();
+    let q = format!("SELECT count(*) AS n FROM '{d}/empty'");
+    avrow()
+        .args(["sql", &q])
+        .assert()
+        .failure()
+        .stderr(contains("the directory is empty"));
 }
 
 #[test]

@@ -147,10 +147,17 @@ impl DecodePlan {
             kernel: crate::varint::selected().unwrap_or_else(|_| crate::varint::best_available()),
             batch_size: DEFAULT_BATCH_SIZE.min(self.root.max_batch_rows()),
             last_batch_rows: 0,
+            room_deferred: None,
             pool: Default::default(),
         }
     }
 }
+
+/// The input a decoder's first batch reserves room for at its second block, scaled from the
+/// first block (see `RecordDecoder::reserve_deferred`): enough for a whole batch of most
+/// files, and a bound on what hostile first blocks can make it reserve (room not filled is
+/// never touched).
+const FIRST_BATCH_INPUT: usize = 32 << 20;
 
 /// Decodes Avro records into Arrow column buffers, row by row, and hands out `RecordBatch`es.
 /// One per worker thread; see [`DecodePlan`] for an example.
@@ -172,6 +179,15 @@ pub struct RecordDecoder {
     /// the batch size), so that its columns do not regrow (and copy) when a batch spans blocks.
     /// Bounded by data already decoded, so hostile input cannot make it reserve more.
     last_batch_rows: usize,
+    /// The buffered batch gets its room for a whole batch at the next block
+    /// ([`RecordDecoder::decode_block_into`]), not at its start, when it began in the middle
+    /// of a block (the batch before it not handed out yet: an application that drops each
+    /// batch before asking for the next has given that one's buffers back by the next block,
+    /// so the new batch fills them instead of fresh memory, whose pages fault in) or is the
+    /// decoder's first (its strings' and arrays' sizes are known from its first block, and
+    /// its room can come from buffers other readers gave back). The value is the input bytes
+    /// of the first batch's first block (0 otherwise), which bounds that batch's room.
+    room_deferred: Option<usize>,
     /// Column buffers of dropped batches, for the next batches (shared with this decoder's
     /// clones).
     pool: Arc<pool::BufferPool>,
@@ -229,6 +245,9 @@ impl RecordDecoder {
     /// Drop the buffered rows after the first `rows` (a caller that skips a bad block removes
     /// the rows it had decoded of it).
     pub fn truncate(&mut self, rows: usize) {
+        if rows == 0 {
+            self.room_deferred = None;
+        }
         self.root.truncate(rows);
     }
 
@@ -242,9 +261,29 @@ impl RecordDecoder {
             .reserve(room.max(self.batch_start_rows()), Some(&self.pool));
     }
 
+    /// The room of a batch whose room was deferred (see `room_deferred`), at its second block:
+    /// as many rows as the last batch had, or for the decoder's first batch, as many as fit
+    /// [`FIRST_BATCH_INPUT`] bytes of input at its first block's rate, up to the batch size.
+    /// Variable-size columns size their room by the values they hold when they know no
+    /// earlier batch.
+    fn reserve_deferred(&mut self, first_input: usize, rows_ahead: u64) {
+        let buffered = self.buffered_rows();
+        if buffered == 0 {
+            return;
+        }
+        let ahead = usize::try_from(rows_ahead).unwrap_or(usize::MAX);
+        let mut rows = self.last_batch_rows.max(buffered.saturating_add(ahead));
+        if self.last_batch_rows == 0 {
+            let scale = (FIRST_BATCH_INPUT / first_input.max(1)).max(1);
+            rows = rows.max(buffered.saturating_mul(scale));
+        }
+        let room = rows.min(self.batch_size).saturating_sub(buffered);
+        self.root.reserve(room, Some(&self.pool));
+    }
+
     /// At the start of a batch, the rows of the last batch (capped at the batch size), else 0.
     fn batch_start_rows(&self) -> usize {
-        if self.buffered_rows() == 0 {
+        if self.buffered_rows() == 0 && self.room_deferred.is_none() {
             self.last_batch_rows.min(self.batch_size)
         } else {
             0
@@ -425,12 +464,27 @@ impl RecordDecoder {
                 done += times * batch_size;
             }
         }
+        if let Some(input) = self.room_deferred.take() {
+            self.reserve_deferred(input, rows_ahead);
+        }
         while done < count {
             if self.buffered_rows() == 0 {
                 let ahead = rows_ahead
                     .saturating_sub(done as u64)
                     .max((count - done) as u64);
-                self.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));
+                if count - done >= batch_size {
+                    self.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));
+                } else if done > 0 {
+                    // Begun mid-block, ending in a later block: room for this block's rows
+                    // now, for the batch at the next block (see `room_deferred`).
+                    self.root.reserve(count - done, Some(&self.pool));
+                    self.room_deferred = Some(0);
+                } else {
+                    self.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));
+                    if self.last_batch_rows == 0 {
+                        self.room_deferred = Some(data.len());
+                    }
+                }
             }
             let n = (count - done).min(batch_size - self.buffered_rows().min(batch_size));
             if n == 0 {
@@ -468,6 +522,7 @@ impl RecordDecoder {
             return Ok(None);
         }
         self.last_batch_rows = rows;
+        self.room_deferred = None;
         let columns = self.root.finish_columns(&self.pool);
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         RecordBatch::try_new_with_options(self.schema.clone(), columns, &options)
@@ -535,6 +590,45 @@ mod tests {
     }
 
     const LONGS: &str = r#"{"type":"record","name":"r","fields":[{"name":"v","type":"long"}]}"#;
+
+    /// A consumer that drops each batch before the next block is decoded: the batch that
+    /// began in the middle of a block fills the dropped batch's buffers (its room deferred to
+    /// its next block), and a decoder's first batch gets a whole batch's room at its second
+    /// block, from buffers a reader that is gone gave back.
+    #[test]
+    fn batches_begun_mid_block_reuse_the_dropped_batches_buffers() {
+        const STRINGS: &str =
+            r#"{"type":"record","name":"r","fields":[{"name":"s","type":"string"}]}"#;
+        let text = "x".repeat(1000);
+        let mut block = Vec::new();
+        for _ in 0..30 {
+            crate::decode::test_encode::string(&text, &mut block);
+        }
+        let values = |b: &RecordBatch| b.column(0).as_string::<i32>().values().as_ptr();
+        // Blocks of 30 rows, batches of 400: every batch after the first begins mid-block.
+        let read = |d: &mut RecordDecoder| {
+            let mut seen = Vec::new();
+            for _ in 0..100 {
+                for batch in d.decode_block(&block, 30).unwrap() {
+                    assert_eq!(batch.num_rows(), 400);
+                    seen.push(values(&batch));
+                }
+            }
+            // The rest, as a reader flushes it at the end of the file.
+            assert_eq!(d.flush().unwrap().map(|b| b.num_rows()), Some(200));
+            seen
+        };
+        let mut d = decoder(STRINGS, 400);
+        let seen = read(&mut d);
+        assert_eq!(seen.len(), 7);
+        for (i, p) in seen.iter().enumerate().skip(1) {
+            assert_eq!(*p, seen[0], "batch {i} is in fresh memory");
+        }
+        drop(d);
+        // The next reader's first batch: the buffer the last one left.
+        let mut next = decoder(STRINGS, 400);
+        assert_eq!(read(&mut next)[0], seen[0]);
+    }
 
     #[test]
     fn a_block_is_cut_into_batches_and_the_rest_stays_buffered() {

@@ -16,6 +16,12 @@
 //! one of about the right size is there. Applications that keep their batches never return
 //! anything, and decoding then allocates as it would without the pool.
 //!
+//! When a reader is gone, its pool's buffers (and those of its batches dropped later) go to
+//! one spare pool of the process, which keeps at most [`MAX_SPARE_BYTES`] of them for the
+//! next readers: a query over many small files, or a program reading file after file, opens
+//! a reader per file, and each one's first batches would otherwise be fresh memory (on a
+//! 16 MB file of long strings, most of the decoding time).
+//!
 //! Nothing is read from a recycled allocation before it is written: the `Vec`s come back
 //! empty and builders only append.
 
@@ -28,10 +34,14 @@ use std::sync::{Arc, Mutex, Weak};
 const MIN_POOLED_BYTES: usize = 16 << 10;
 /// The pool keeps at most about this many bytes of returned buffers; beyond it they are freed.
 const MAX_RETAINED_BYTES: usize = 256 << 20;
+/// The spare pool (readers that are gone) keeps at most about this many bytes.
+const MAX_SPARE_BYTES: usize = 64 << 20;
 /// A recycled buffer is used for a request only if it is at most this many times larger.
 const MAX_OVERSIZE: usize = 4;
 /// [`BufferPool::reserve`] replaces a growing `Vec` by a recycled one only while its contents
-/// are at most this many bytes (copied over).
+/// (copied over) are at most this many bytes or a quarter of the room asked for: copying a
+/// byte costs far less than faulting in a fresh page's worth of them (a batch that began in
+/// the middle of a block asks for its room at the next block, holding that block's rows).
 const MAX_COPIED_BYTES: usize = 4 << 10;
 
 /// `n` rounded up to its size class: a multiple of an eighth of the largest power of two not
@@ -51,7 +61,7 @@ fn size_class(n: usize) -> usize {
 type Shelf<T> = Mutex<Vec<Vec<T>>>;
 
 /// Returned column buffers of one reader, by element type. See the module documentation.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct BufferPool {
     bytes: Shelf<u8>,
     i8s: Shelf<i8>,
@@ -64,6 +74,49 @@ pub(crate) struct BufferPool {
     intervals: Shelf<IntervalMonthDayNano>,
     /// Capacity in bytes of all the buffers on the shelves.
     retained: AtomicUsize,
+}
+
+/// Buffers of readers that are gone, for the readers to come.
+#[cfg(not(test))]
+static SPARE: BufferPool = BufferPool::new();
+
+/// `f` on the spare pool.
+#[cfg(not(test))]
+fn with_spare<R>(f: impl FnOnce(&BufferPool) -> R) -> Option<R> {
+    Some(f(&SPARE))
+}
+
+// One spare pool per test thread: tests that run at once must not take each other's buffers.
+#[cfg(test)]
+thread_local! {
+    static SPARE: BufferPool = const { BufferPool::new() };
+}
+
+#[cfg(test)]
+fn with_spare<R>(f: impl FnOnce(&BufferPool) -> R) -> Option<R> {
+    // (At a thread's exit the spare pool itself may be gone.)
+    SPARE.try_with(f).ok()
+}
+
+impl Default for BufferPool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for BufferPool {
+    /// The buffers go to the spare pool, as far as it has room.
+    fn drop(&mut self) {
+        self.hand_over::<u8>();
+        self.hand_over::<i8>();
+        self.hand_over::<i32>();
+        self.hand_over::<i64>();
+        self.hand_over::<f32>();
+        self.hand_over::<f64>();
+        self.hand_over::<i128>();
+        self.hand_over::<i256>();
+        self.hand_over::<IntervalMonthDayNano>();
+    }
 }
 
 /// Element types whose buffers the pool recycles.
@@ -97,9 +150,40 @@ fn bytes_of<T>(elements: usize) -> usize {
 }
 
 impl BufferPool {
-    /// A recycled empty `Vec` with room for `min` elements (and not much more), if the pool
-    /// has one.
+    const fn new() -> Self {
+        Self {
+            bytes: Mutex::new(Vec::new()),
+            i8s: Mutex::new(Vec::new()),
+            i32s: Mutex::new(Vec::new()),
+            i64s: Mutex::new(Vec::new()),
+            f32s: Mutex::new(Vec::new()),
+            f64s: Mutex::new(Vec::new()),
+            i128s: Mutex::new(Vec::new()),
+            i256s: Mutex::new(Vec::new()),
+            intervals: Mutex::new(Vec::new()),
+            retained: AtomicUsize::new(0),
+        }
+    }
+
+    /// Move this pool's buffers of `T` to the spare pool (those it has no room for are freed).
+    fn hand_over<T: Pooled>(&self) {
+        let Ok(mut shelf) = T::shelf(self).lock() else {
+            return;
+        };
+        for v in shelf.drain(..) {
+            with_spare(|spare| spare.give(v, MAX_SPARE_BYTES));
+        }
+    }
+
+    /// A recycled empty `Vec` with room for `min` elements (and not much more), from this
+    /// pool or else the spare one.
     fn take<T: Pooled>(&self, min: usize) -> Option<Vec<T>> {
+        self.take_here(min)
+            .or_else(|| with_spare(|spare| spare.take_here(min)).flatten())
+    }
+
+    /// [`BufferPool::take`] from this pool only.
+    fn take_here<T: Pooled>(&self, min: usize) -> Option<Vec<T>> {
         let mut shelf = T::shelf(self).lock().ok()?;
         let (i, _) = shelf
             .iter()
@@ -112,12 +196,11 @@ impl BufferPool {
         Some(v)
     }
 
-    /// Take back a buffer whose Arrow arrays are all gone.
-    fn give<T: Pooled>(&self, mut v: Vec<T>) {
+    /// Take back a buffer whose Arrow arrays are all gone, if the pool then holds at most
+    /// `max` bytes.
+    fn give<T: Pooled>(&self, mut v: Vec<T>, max: usize) {
         let bytes = bytes_of::<T>(v.capacity());
-        if bytes < MIN_POOLED_BYTES
-            || self.retained.load(Ordering::Relaxed) + bytes > MAX_RETAINED_BYTES
-        {
+        if bytes < MIN_POOLED_BYTES || self.retained.load(Ordering::Relaxed) + bytes > max {
             return;
         }
         v.clear();
@@ -133,7 +216,7 @@ impl BufferPool {
     pub(crate) fn reserve<T: Pooled>(&self, v: &mut Vec<T>, additional: usize) {
         let need = v.len().saturating_add(additional);
         if need > v.capacity()
-            && bytes_of::<T>(v.len()) <= MAX_COPIED_BYTES
+            && bytes_of::<T>(v.len()) <= MAX_COPIED_BYTES.max(bytes_of::<T>(need) / 4)
             && bytes_of::<T>(need) >= MIN_POOLED_BYTES
         {
             let need = size_class(need);
@@ -184,8 +267,8 @@ impl BufferPool {
     }
 }
 
-/// A builder's `Vec` lent to Arrow arrays: given back to its pool (if the pool still exists)
-/// when the arrays are gone.
+/// A builder's `Vec` lent to Arrow arrays: given back to its pool (or the spare pool, if its
+/// own is gone) when the arrays are gone.
 struct Lent<T: Pooled> {
     vec: Vec<T>,
     home: Weak<BufferPool>,
@@ -193,8 +276,12 @@ struct Lent<T: Pooled> {
 
 impl<T: Pooled> Drop for Lent<T> {
     fn drop(&mut self) {
-        if let Some(pool) = self.home.upgrade() {
-            pool.give(std::mem::take(&mut self.vec));
+        let v = std::mem::take(&mut self.vec);
+        match self.home.upgrade() {
+            Some(pool) => pool.give(v, MAX_RETAINED_BYTES),
+            None => {
+                with_spare(|spare| spare.give(v, MAX_SPARE_BYTES));
+            }
         }
     }
 }
@@ -265,14 +352,27 @@ mod tests {
     }
 
     #[test]
-    fn small_buffers_and_orphans_are_not_kept() {
+    fn small_buffers_are_not_kept_and_orphans_are_spare() {
         let pool = Arc::new(BufferPool::default());
         drop(pool.buffer(vec![1u8; 100]));
         assert_eq!(pool.retained_bytes(), 0);
-        let orphan = pool.buffer(vec![0f64; 1 << 16]);
+        let orphan = pool.buffer(vec![i256::ZERO; 12_345]);
+        let ptr = orphan.as_ptr();
         drop(pool);
-        // The pool is gone: the allocation is simply freed.
-        assert_eq!(orphan.len(), 8 << 16);
+        assert_eq!(orphan.len(), 32 * 12_345);
         drop(orphan);
+        // Its pool is gone: the allocation went to the spare pool, for the next reader.
+        let next = Arc::new(BufferPool::default());
+        let mut v: Vec<i256> = Vec::new();
+        next.reserve(&mut v, 12_000);
+        assert_eq!(v.as_ptr().cast::<u8>(), ptr);
+        // A pool that is dropped hands its buffers over too.
+        drop(next.buffer(v));
+        assert!(next.retained_bytes() > 0);
+        drop(next);
+        let last = BufferPool::default();
+        let mut w: Vec<i256> = Vec::new();
+        last.reserve(&mut w, 12_000);
+        assert_eq!(w.as_ptr().cast::<u8>(), ptr);
     }
 }

@@ -138,7 +138,7 @@ impl fmt::Display for DecompressError {
             ),
             DecompressError::OverLimit { limit } => write!(
                 f,
-                "decompressed block exceeds the limit of {limit} bytes (raise it with with_max_block_size)"
+                "decompressed block exceeds the limit of {limit} bytes (raise it: ReaderBuilder::with_max_block_size, max_block_size= in Python, --max-block-size in the CLI)"
             ),
             DecompressError::DecoderMemory { limit } => write!(
                 f,

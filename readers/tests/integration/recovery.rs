@@ -194,6 +194,33 @@ fn bad_blocks_are_skipped_whole_and_reported() {
     }
 }
 
+/// A block whose byte size is two bytes short, in a file whose marker ends in two bytes with
+/// their high bit set: those bytes and the next block's record count read as one varint, so a
+/// block seems to start where the marker's last bytes are (with the next block's own size,
+/// data and marker after it). The next block is good and must be read.
+#[test]
+fn a_short_byte_size_does_not_cost_the_next_block() {
+    let marker: [u8; 16] = *b"SYNC-MARKER-01\xc4\xe8";
+    let (bytes, _) = damaged_file(10, 3, &[Damage::None; 3]);
+    let mut bytes = bytes;
+    // Every marker (the header's and each block's) becomes `marker`.
+    let mut at = 0;
+    while let Some(i) = memchr::memmem::find(&bytes[at..], &SYNC) {
+        bytes[at + i..at + i + 16].copy_from_slice(&marker);
+        at += i + 16;
+    }
+    // Block 0's header: count 10 (one byte), then its size, one byte less by 2.
+    let first = memchr::memmem::find(&bytes, &marker).unwrap() + 16;
+    assert_eq!(bytes[first], 20, "count 10, zigzag");
+    bytes[first + 1] -= 4;
+    for src in [Src::Bytes, Src::Path, Src::Stream] {
+        let (got, skipped) = read_skipping(&bytes, &skip_opts(src, 1, 1000));
+        let blocks: Vec<u64> = skipped.iter().map(|s| s.block).collect();
+        assert_eq!(blocks, [0], "{src:?}: {skipped:?}");
+        assert_eq!(got, (10..30).collect::<Vec<_>>(), "{src:?}");
+    }
+}
+
 #[test]
 fn without_the_option_the_first_bad_block_ends_the_read() {
     let (bytes, _) = damaged_file(30, 5, &MIXED);

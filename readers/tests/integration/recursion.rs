@@ -376,6 +376,42 @@ fn a_type_that_refers_to_itself_twice_is_unrolled_as_deep_as_fits() {
     }
 }
 
+/// A type that refers to itself once keeps the full depth beside one that branches, which
+/// is unrolled only as deep as fits: a 12-deep linked list reads at the default depth 16.
+#[test]
+fn a_linked_list_beside_a_tree_keeps_the_full_depth() {
+    let json = r#"{"type":"record","name":"Top","fields":[
+        {"name":"l","type":{"type":"record","name":"Node","fields":[
+            {"name":"v","type":"int"},{"name":"next","type":["null","Node"]}]}},
+        {"name":"t","type":{"type":"record","name":"Tree","fields":[
+            {"name":"id","type":"int"},
+            {"name":"kids","type":{"type":"array","items":"Tree"}},
+            {"name":"left","type":["null","Tree"]}]}}]}"#;
+    let leaf = Value::Record(vec![
+        ("id".into(), Value::Int(1)),
+        ("kids".into(), Value::Array(vec![])),
+        ("left".into(), Value::Union(0, Box::new(Value::Null))),
+    ]);
+    let top =
+        |len: usize| Value::Record(vec![("l".into(), list(len, 0)), ("t".into(), leaf.clone())]);
+    let bytes = write(json, &[top(12), top(3)]);
+    match read_avrow_caught(&bytes, &Opts::default()) {
+        Ok(Ok(d)) => assert_eq!(d.rows().len(), 2),
+        Ok(Err(e)) => panic!("a 12-deep list: {e}"),
+        Err(p) => panic!("a 12-deep list panicked: {p}"),
+    }
+    // Deeper than the depth asked for: the error names that depth, for the list.
+    let deep = write(json, &[top(20)]);
+    match read_avrow_caught(&deep, &Opts::default()) {
+        Ok(Err(e)) => assert!(
+            e.contains("Node") && e.contains("maximum recursion depth 16"),
+            "{e}"
+        ),
+        Ok(Ok(_)) => panic!("twenty levels read"),
+        Err(p) => panic!("twenty levels panicked: {p}"),
+    }
+}
+
 /// A table read from a recursive schema is written back with that schema (its `avro.schema`
 /// metadata), recursion through arrays included: the unrolled type's innermost items are a
 /// Null column that is always empty. Apache's reader reads back the values written first.

@@ -55,10 +55,15 @@ impl BytesCol {
     /// Room for `n` more values; the data buffer gets the last batch's mean length per value
     /// and some ([`super::room`]), so that it does not regrow (and copy) while a batch fills.
     pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
+        let mean = super::mean_so_far(
+            self.mean_len,
+            self.data.len(),
+            self.offsets.len().saturating_sub(1),
+        );
         grow(&mut self.offsets, n, pool);
         grow(
             &mut self.data,
-            super::room(n, self.mean_len).saturating_add(CHUNK),
+            super::room(n, mean).saturating_add(CHUNK),
             pool,
         );
     }

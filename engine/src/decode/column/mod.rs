@@ -52,6 +52,16 @@ fn room(n: usize, mean: usize) -> usize {
     n.saturating_mul(mean.saturating_add(mean / 16))
 }
 
+/// The mean size per value of the last batch, or when there was none (a decoder's first
+/// batch), of the `count` values holding `total` so far.
+fn mean_so_far(last: usize, total: usize, count: usize) -> usize {
+    if last == 0 && count > 0 {
+        total.div_ceil(count)
+    } else {
+        last
+    }
+}
+
 /// Decode a value out of line from the fast path: `$decode` (with the [`Cursor`] `$c`) runs
 /// unless the record already failed; its error just fails the record (it is found again by
 /// [`StructCol::decode_slow`], or by an array block's value-by-value loop). A macro: the same
@@ -557,12 +567,16 @@ impl Column {
             ),
             Column::Enum(e) => grow(&mut e.keys, n, pool),
             Column::List(l) => {
+                let items = l.offsets.last().map_or(0, |&o| o as usize);
+                let mean = mean_so_far(l.mean_items, items, l.offsets.len().saturating_sub(1));
                 grow(&mut l.offsets, n, pool);
-                l.child.reserve(room(n, l.mean_items), pool);
+                l.child.reserve(room(n, mean), pool);
             }
             Column::Map(m) => {
+                let items = m.offsets.last().map_or(0, |&o| o as usize);
+                let mean = mean_so_far(m.mean_entries, items, m.offsets.len().saturating_sub(1));
                 grow(&mut m.offsets, n, pool);
-                let entries = room(n, m.mean_entries);
+                let entries = room(n, mean);
                 m.keys.reserve(entries, pool);
                 m.values.reserve(entries, pool);
             }

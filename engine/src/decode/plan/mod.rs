@@ -81,6 +81,12 @@ struct Compiler<'a> {
     /// The most nodes this compile may make ([`MAX_PLAN_NODES`], or less while fitting the
     /// recursion depth).
     budget: usize,
+    /// How deep each named type of the writer's schema is unrolled (by index;
+    /// `fallback_depth` where there is none).
+    depths: &'a [usize],
+    /// The depth of types `depths` does not give (the options' depth, or the shallowest of
+    /// `depths`: types of the reader's schema compiled on their own).
+    fallback_depth: usize,
     /// Build skips with the variants that check values (the streaming check's tree).
     strict: bool,
 }
@@ -90,8 +96,9 @@ struct Compiler<'a> {
 /// exceed what a plan holds (a type that refers to itself twice, a tree with a nullable child
 /// and an array of children, doubles at each level: 2^16 columns at the default depth; a list
 /// unrolled a thousand times nests too deep), as deep as fits in [`FIT_NODES`] columns and
-/// nodes (or, where not even that, in a whole plan). Data nested deeper than the depth
-/// compiled is an error naming that depth.
+/// nodes (or, where not even that, in a whole plan), each type that still fits unrolled
+/// deeper on its own (a linked list beside a tree keeps the full depth). Data nested deeper
+/// than its type's depth is an error naming that depth.
 pub(crate) fn compile(
     writer: &Schema,
     reader: Option<&Schema>,
@@ -104,36 +111,37 @@ pub(crate) fn compile(
             projection: None,
             ..opts.clone()
         };
-        if let Some((depth, _)) = fitted(writer, reader, &whole) {
-            let at = DecodeOptions {
-                max_recursion_depth: depth,
-                ..opts.clone()
-            };
-            return compile_at(writer, reader, &at, MAX_PLAN_NODES);
+        if let Some((depths, _)) = fitted(writer, reader, &whole) {
+            return compile_at(writer, reader, opts, &depths, MAX_PLAN_NODES);
         }
     }
     match fitted(writer, reader, opts) {
         Some((_, compiled)) => compiled,
-        None => compile_at(writer, reader, opts, MAX_PLAN_NODES),
+        None => compile_at(writer, reader, opts, &[], MAX_PLAN_NODES),
     }
 }
 
 /// The plan at `opts.max_recursion_depth` or, where too big, at the deepest that fits (and
-/// that depth); `None` where nothing fits.
+/// the depth of each named type); `None` where nothing fits.
 fn fitted(
     writer: &Schema,
     reader: Option<&Schema>,
     opts: &DecodeOptions,
-) -> Option<(usize, Result<Compiled, PlanError>)> {
-    let first = compile_at(writer, reader, opts, MAX_PLAN_NODES);
+) -> Option<(Vec<usize>, Result<Compiled, PlanError>)> {
+    let first = compile_at(writer, reader, opts, &[], MAX_PLAN_NODES);
     if !too_big(&first) {
-        return Some((opts.max_recursion_depth, first));
+        return Some((Vec::new(), first));
     }
     fit(writer, reader, opts, FIT_NODES).or_else(|| fit(writer, reader, opts, MAX_PLAN_NODES))
 }
 
 /// Whether a named type of `schema` contains itself (only then does the depth matter).
 fn recursive(schema: &Schema) -> bool {
+    recursive_types(schema).next().is_some()
+}
+
+/// The named types of `schema` that contain themselves.
+fn recursive_types(schema: &Schema) -> impl Iterator<Item = usize> + '_ {
     fn reaches(schema: &Schema, node: &Node, target: usize, seen: &mut Vec<bool>) -> bool {
         match node {
             Node::Primitive(..) => false,
@@ -154,7 +162,7 @@ fn recursive(schema: &Schema) -> bool {
             }
         }
     }
-    (0..schema.named_types().len()).any(|t| match &schema.named(t).def {
+    (0..schema.named_types().len()).filter(move |&t| match &schema.named(t).def {
         NamedDef::Record(r) => {
             let mut seen = vec![false; schema.named_types().len()];
             r.fields
@@ -164,6 +172,9 @@ fn recursive(schema: &Schema) -> bool {
         _ => false,
     })
 }
+
+/// Recursive types [`fit`] tries to unroll deeper one by one, at most (each try is a compile).
+const MAX_DEEPENED_TYPES: usize = 64;
 
 /// Columns and nodes a recursive type unrolled as deep as fits may take: a table of thousands
 /// of columns is more than a reader wants, and each try of the bisection stays cheap.
@@ -177,35 +188,48 @@ fn too_big(compiled: &Result<Compiled, PlanError>) -> bool {
 }
 
 /// The plan at the deepest recursion below `opts.max_recursion_depth` that fits in `budget`
-/// nodes, and that depth, found by bisection (a shallower unrolling never has more nodes, nor
-/// nests deeper); `None` if not even one level fits.
+/// nodes, found by bisection (a shallower unrolling never has more nodes, nor nests deeper),
+/// then each recursive type unrolled to the full depth on its own where the plan still fits
+/// (a type that refers to itself once takes a few columns a level, one that branches
+/// doubles); the plan and each named type's depth, `None` if not even one level fits.
 fn fit(
     writer: &Schema,
     reader: Option<&Schema>,
     opts: &DecodeOptions,
     budget: usize,
-) -> Option<(usize, Result<Compiled, PlanError>)> {
-    let mut shallower = opts.clone();
+) -> Option<(Vec<usize>, Result<Compiled, PlanError>)> {
+    let types = writer.named_types().len();
     let (mut fits, mut lo, mut hi) = (None, 1, opts.max_recursion_depth.saturating_sub(1));
     while lo <= hi {
         let depth = lo + (hi - lo) / 2;
-        shallower.max_recursion_depth = depth;
-        let compiled = compile_at(writer, reader, &shallower, budget);
+        let depths = vec![depth; types];
+        let compiled = compile_at(writer, reader, opts, &depths, budget);
         if too_big(&compiled) {
             hi = depth - 1;
         } else {
-            fits = Some((depth, compiled));
+            fits = Some((depths, compiled));
             lo = depth + 1;
         }
     }
-    fits
+    let (mut depths, mut compiled) = fits?;
+    for t in recursive_types(writer).take(MAX_DEEPENED_TYPES) {
+        let mut deeper = depths.clone();
+        deeper[t] = opts.max_recursion_depth;
+        let tried = compile_at(writer, reader, opts, &deeper, budget);
+        if !too_big(&tried) {
+            (depths, compiled) = (deeper, tried);
+        }
+    }
+    Some((depths, compiled))
 }
 
-/// [`compile`] at exactly `opts.max_recursion_depth`, in at most `budget` nodes.
+/// [`compile`] with each named type unrolled `depths[type]` deep (`opts.max_recursion_depth`
+/// past the end of `depths`), in at most `budget` nodes.
 fn compile_at(
     writer: &Schema,
     reader: Option<&Schema>,
     opts: &DecodeOptions,
+    depths: &[usize],
     budget: usize,
 ) -> Result<Compiled, PlanError> {
     let mut c = Compiler {
@@ -215,6 +239,12 @@ fn compile_at(
         stack: Vec::new(),
         nodes: 0,
         budget,
+        depths,
+        fallback_depth: depths
+            .iter()
+            .copied()
+            .min()
+            .unwrap_or(opts.max_recursion_depth),
         strict: false,
     };
     let proj = opts.projection.as_deref().map(Proj::from_paths);
@@ -351,10 +381,7 @@ impl Compiler<'_> {
             (NamedDef::Record(wr), NamedDef::Record(rr)) => {
                 if !self.enter(wi) {
                     let mut m = Mapped::new(
-                        Column::TooDeep(TooDeep::new(
-                            &rn.name.full(),
-                            self.opts.max_recursion_depth,
-                        )),
+                        Column::TooDeep(TooDeep::new(&rn.name.full(), self.depth_of(wi))),
                         DataType::Null,
                     );
                     m.nullable = true;
@@ -415,9 +442,17 @@ impl Compiler<'_> {
         }
     }
 
+    /// How deep the writer's named type `index` is unrolled.
+    fn depth_of(&self, index: usize) -> usize {
+        self.depths
+            .get(index)
+            .copied()
+            .unwrap_or(self.fallback_depth)
+    }
+
     fn enter(&mut self, index: usize) -> bool {
         let depth = self.stack.iter().filter(|&&x| x == index).count();
-        if depth >= self.opts.max_recursion_depth {
+        if depth >= self.depth_of(index) {
             return false;
         }
         self.stack.push(index);
@@ -455,7 +490,7 @@ impl Compiler<'_> {
                     if !self.enter(*i) {
                         return Ok(Skip::TooDeep(
                             self.w.named(*i).name.full().into(),
-                            self.opts.max_recursion_depth,
+                            self.depth_of(*i),
                         ));
                     }
                     let parts: Result<Vec<Skip>, PlanError> = r
@@ -486,6 +521,8 @@ impl Compiler<'_> {
             stack: Vec::new(),
             nodes: self.nodes,
             budget: self.budget,
+            depths: &[],
+            fallback_depth: self.fallback_depth,
             strict: false,
         };
         let mapped = sub.map(node, node, proj, path, depth);
