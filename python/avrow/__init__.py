@@ -224,6 +224,7 @@ def open_avro(
     utf8_view: bool = False,
     skip_bad_blocks: bool = False,
     parquet_compatible: bool = False,
+    max_block_size: Optional[int] = None,
 ) -> Reader:
     """Open Avro data for reading batch by batch.
 
@@ -245,8 +246,10 @@ def open_avro(
     ``reader_schema``: an Avro schema (JSON text or a dict) to read the data as (schema
     resolution: fields added with defaults, removed, reordered, promoted).
     ``max_recursion_depth``: how deep recursive types are followed (a type that refers to
-    itself more than once, a tree, only as deep as 65,536 columns allow). ``utf8_view``: strings as
-    ``string_view`` instead of ``string``.
+    itself more than once, a tree, only as deep as 4,096 columns allow). ``utf8_view``: strings as
+    ``string_view`` instead of ``string``. ``max_block_size``: the most bytes a block may
+    hold, stored or decompressed (default 1 GiB): a larger one raises
+    :class:`InvalidFileError`, as a lying block size would.
     ``skip_bad_blocks``: skip a damaged block whole, resynchronise on the next sync marker and
     go on (:attr:`Reader.skipped_blocks` lists what was skipped); by default the first damaged
     block raises :class:`InvalidFileError`.
@@ -260,12 +263,24 @@ def open_avro(
     >>> import pyarrow.parquet as pq                                       # doctest: +SKIP
     >>> pq.write_table(avrow.read_avro("cdc.avro", parquet_compatible=True), "cdc.parquet")  # doctest: +SKIP
     """
-    for name, value in (("threads", threads), ("batch_size", batch_size), ("max_recursion_depth", max_recursion_depth)):
+    for name, value in (
+        ("threads", threads),
+        ("batch_size", batch_size),
+        ("max_recursion_depth", max_recursion_depth),
+        ("max_block_size", max_block_size),
+    ):
         _check_count(name, value)
     if isinstance(columns, (str, bytes)):
         raise InvalidArgumentError(
             f"columns must be a list of names or dotted paths, not one string: [{columns!r}]"
         )
+    if columns is not None:
+        columns = list(columns)
+        for c in columns:
+            if not isinstance(c, str):
+                raise InvalidArgumentError(
+                    f"columns must be names or dotted paths (str), not {type(c).__name__}: {c!r}"
+                )
     return Reader(
         _avrow.open(
             _source(source),
@@ -277,6 +292,7 @@ def open_avro(
             utf8_view=utf8_view,
             skip_bad_blocks=bool(skip_bad_blocks),
             parquet_compatible=bool(parquet_compatible),
+            max_block_size=max_block_size,
         )
     )
 
@@ -292,6 +308,7 @@ def read_avro(
     utf8_view: bool = False,
     skip_bad_blocks: bool = False,
     parquet_compatible: bool = False,
+    max_block_size: Optional[int] = None,
 ) -> pa.Table:
     """Read Avro data whole into a :class:`pyarrow.Table`; arguments as :func:`open_avro`.
 
@@ -310,6 +327,7 @@ def read_avro(
         utf8_view=utf8_view,
         skip_bad_blocks=skip_bad_blocks,
         parquet_compatible=parquet_compatible,
+        max_block_size=max_block_size,
     )
     table = reader.read_all()
     for b in reader.skipped_blocks:

@@ -33,6 +33,7 @@ struct Options {
     threads: Option<usize>,
     reader_schema: Option<String>,
     max_recursion_depth: Option<usize>,
+    max_block_size: Option<usize>,
     utf8_view: bool,
     skip_bad_blocks: bool,
 }
@@ -58,6 +59,9 @@ impl Options {
         }
         if let Some(d) = self.max_recursion_depth {
             b = b.with_max_recursion_depth(d);
+        }
+        if let Some(n) = self.max_block_size {
+            b = b.with_max_block_size(n);
         }
         if let Some(json) = &self.reader_schema {
             b = b.with_reader_schema(parse_schema(json, "<reader schema>")?);
@@ -221,7 +225,7 @@ impl Reader {
 
 #[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (source, columns=None, batch_size=None, threads=None, reader_schema=None, max_recursion_depth=None, utf8_view=false, skip_bad_blocks=false, parquet_compatible=false))]
+#[pyo3(signature = (source, columns=None, batch_size=None, threads=None, reader_schema=None, max_recursion_depth=None, utf8_view=false, skip_bad_blocks=false, parquet_compatible=false, max_block_size=None))]
 fn open(
     py: Python<'_>,
     source: Bound<'_, PyAny>,
@@ -233,6 +237,7 @@ fn open(
     utf8_view: bool,
     skip_bad_blocks: bool,
     parquet_compatible: bool,
+    max_block_size: Option<usize>,
 ) -> PyResult<Reader> {
     let options = Options {
         columns,
@@ -240,6 +245,7 @@ fn open(
         threads,
         reader_schema,
         max_recursion_depth,
+        max_block_size,
         utf8_view,
         skip_bad_blocks,
     };

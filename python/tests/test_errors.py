@@ -110,13 +110,15 @@ def test_invalid_arguments():
         avrow.read_avro(ORDER, threads=-1)
     with pytest.raises(ValueError):
         avrow.read_avro(ORDER, batch_size=-5)
-    for name in ("batch_size", "threads", "max_recursion_depth"):
+    for name in ("batch_size", "threads", "max_recursion_depth", "max_block_size"):
         for value in (1 << 70, True, 2.0):
             with pytest.raises(avrow.InvalidArgumentError, match=name):
                 avrow.read_avro(ORDER, **{name: value})
     # One string is not a list of columns (it was read as one column a character).
     with pytest.raises(avrow.InvalidArgumentError, match="list of names"):
         avrow.read_avro(ORDER, columns="id")
+    with pytest.raises(avrow.InvalidArgumentError, match="not int: 1"):
+        avrow.read_avro(ORDER, columns=[1])
     # Bytes are a source on their own, not a path in a list.
     with open(ORDER, "rb") as f:
         data = f.read()
@@ -127,6 +129,20 @@ def test_invalid_arguments():
         avrow.read_avro(os.path.dirname(ORDER))
     # An absurd thread count is capped, not a thread each.
     assert avrow.read_avro(ORDER, threads=1 << 40).num_rows == avrow.read_avro(ORDER).num_rows
+
+
+def test_max_block_size_bounds_a_block_and_can_be_raised():
+    import fastavro
+
+    schema = {"type": "record", "name": "r", "fields": [{"name": "s", "type": "string"}]}
+    buf = io.BytesIO()
+    fastavro.writer(buf, schema, [{"s": "x" * 5000}], codec="deflate")
+    data = buf.getvalue()
+    for source in (data, io.BytesIO(data)):
+        # The stored block (compressed) is small; the decompressed one is not.
+        with pytest.raises(avrow.InvalidFileError, match="max_block_size= in Python"):
+            avrow.read_avro(source, max_block_size=1000)
+    assert avrow.read_avro(data, max_block_size=6000).column("s")[0].as_py() == "x" * 5000
 
 
 def test_skip_bad_blocks_reads_the_rest_and_reports_what_it_skipped():
