@@ -610,16 +610,20 @@ impl FileInput {
             Input::Contiguous { bytes, pos, .. } => {
                 // Only the marker damaged: if a well-framed block (its own marker intact)
                 // starts where the next block should, go on there rather than lose it too.
-                // Not when the marker is intact a few bytes on (the byte size was short):
-                // its last bytes and the next block's header may frame a block too.
+                // Not when the marker is intact a few bytes off (the byte size was wrong): its
+                // last bytes and the next block's header, or the next block's first bytes,
+                // may frame a block too.
                 if let Error::Block {
                     kind: BlockErrorKind::SyncMismatch { at: Some(at) },
                     ..
                 } = error
                 {
-                    let next = *at as usize + 16;
+                    let at = *at as usize;
+                    let next = at + 16;
+                    let near = (at.saturating_sub(15).max(start as usize + 1))
+                        ..(next + 15).min(bytes.len());
                     let moved = bytes
-                        .get(*at as usize + 1..(next + 15).min(bytes.len()))
+                        .get(near)
                         .is_some_and(|w| memchr::memmem::find(w, &sync).is_some());
                     if moved {
                         // The scan below finds it.

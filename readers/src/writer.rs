@@ -188,7 +188,13 @@ impl WriterBuilder {
                     .iter()
                     .map(|f| f.name().as_str())
                     .collect();
-                let recorded = avro_schema_for(&self.arrow).ok();
+                // Only if each column still has the type the recorded field reads as: a
+                // column renamed to another's name (`SELECT e AS s, s AS e`) would otherwise
+                // be written as that column's type (strings as enum symbols: an error at the
+                // first value that is none).
+                let recorded = avro_schema_for(&self.arrow)
+                    .ok()
+                    .filter(|s| columns_read_as(s, &self.arrow));
                 let whole = recorded
                     .clone()
                     .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok());
@@ -255,6 +261,59 @@ impl WriterBuilder {
             blocks: 0,
         })
     }
+}
+
+/// Whether each of `arrow`'s columns that `recorded`'s record has is of the Arrow type that
+/// field reads as: string, binary and list types of any width or view alike, nullability,
+/// field metadata and list items' names aside, and a `Null` type on either side matching
+/// anything (a recursive type unrolled to another depth ends in one).
+fn columns_read_as(recorded: &Schema, arrow: &arrow_schema::Schema) -> bool {
+    use arrow_schema::DataType as T;
+    fn alike(r: &T, c: &T) -> bool {
+        let string = |t: &T| matches!(t, T::Utf8 | T::Utf8View | T::LargeUtf8);
+        let binary = |t: &T| matches!(t, T::Binary | T::BinaryView | T::LargeBinary);
+        let list = |t: &T| match t {
+            T::List(f) | T::LargeList(f) | T::ListView(f) | T::LargeListView(f) => {
+                Some(f.data_type().clone())
+            }
+            _ => None,
+        };
+        match (r, c) {
+            (T::Null, _) | (_, T::Null) => true,
+            _ if string(r) || string(c) => string(r) && string(c),
+            _ if binary(r) || binary(c) => binary(r) && binary(c),
+            _ if list(r).is_some() || list(c).is_some() => {
+                matches!((list(r), list(c)), (Some(a), Some(b)) if alike(&a, &b))
+            }
+            (T::FixedSizeList(a, n), T::FixedSizeList(b, m)) => {
+                n == m && alike(a.data_type(), b.data_type())
+            }
+            (T::Struct(a), T::Struct(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|(x, y)| x.name() == y.name() && alike(x.data_type(), y.data_type()))
+            }
+            (T::Map(a, _), T::Map(b, _)) => alike(a.data_type(), b.data_type()),
+            (T::Union(a, m), T::Union(b, n)) => {
+                m == n
+                    && a.len() == b.len()
+                    && a.iter()
+                        .zip(b.iter())
+                        .all(|((i, x), (j, y))| i == j && alike(x.data_type(), y.data_type()))
+            }
+            (T::Dictionary(_, a), T::Dictionary(_, b)) => alike(a, b),
+            _ => r == c,
+        }
+    }
+    let Ok(plan) = avrow_engine::DecodePlan::new(recorded, &Default::default()) else {
+        return false;
+    };
+    let read = plan.arrow_schema();
+    arrow.fields().iter().all(|f| {
+        read.field_with_name(f.name())
+            .map_or(true, |r| alike(r.data_type(), f.data_type()))
+    })
 }
 
 /// Said with each value a schema taken from the batch's `avro.schema` metadata cannot hold:

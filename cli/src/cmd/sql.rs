@@ -140,7 +140,7 @@ pub fn run(args: &SqlArgs) -> Result<()> {
             // is planned, a CREATE EXTERNAL TABLE's store options taken out of it.
             avrow_datafusion::register_stores_for_statement(&ctx, &mut statement, &options)
                 .map_err(|e| usage(format!("the query: {e}")))?;
-            register_path_tables(&ctx, &statement).await?;
+            let paths = register_path_tables(&ctx, &statement).await?;
             let plan = ctx
                 .state()
                 .statement_to_plan(statement)
@@ -156,6 +156,10 @@ pub fn run(args: &SqlArgs) -> Result<()> {
                 }
                 staged.commit()?;
             }
+            for name in paths {
+                ctx.deregister_table(datafusion::common::TableReference::bare(name))
+                    .map_err(query_error)?;
+            }
         }
         Ok::<_, anyhow::Error>(())
     })?;
@@ -170,10 +174,13 @@ pub fn run(args: &SqlArgs) -> Result<()> {
 /// Quoted files, globs and object-store URLs are registered as `--table` registers them
 /// too: DataFusion's URL table takes a file's format from its extension (a `.bin` Avro
 /// file, an `s3://` glob: "table not found") and hides why a location cannot be read.
+///
+/// Returns the names registered, which the statement's caller deregisters after it: the
+/// next statement finds each location anew (a `COPY` may have rewritten the file).
 async fn register_path_tables(
     ctx: &SessionContext,
     statement: &datafusion::sql::parser::Statement,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     use datafusion::common::TableReference;
     use datafusion::sql::parser::Statement as DfStatement;
     use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
@@ -187,8 +194,9 @@ async fn register_path_tables(
         ),
         _ => false,
     };
+    let mut registered = Vec::new();
     if defines {
-        return Ok(());
+        return Ok(registered);
     }
     let references = ctx
         .state()
@@ -206,9 +214,15 @@ async fn register_path_tables(
         let path = std::path::Path::new(name);
         let glob = name.contains(['*', '?', '[']);
         if name.contains("://") || path.is_file() || (glob && name.contains(['/', '.'])) {
-            register_table(ctx, name, name)
+            // Registered under the name as written (a `&str` name would be parsed as an
+            // identifier: `orders.avro` as table `avro` of schema `orders`).
+            let table = read_location(ctx, name)
                 .await
+                .map_err(|e| anyhow!("{name}: {e}"))?
+                .into_view();
+            ctx.register_table(bare, table)
                 .map_err(|e| anyhow!("{name}: {e}"))?;
+            registered.push(name.to_string());
             continue;
         }
         if path.is_dir() && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none()) {
@@ -227,13 +241,41 @@ async fn register_path_tables(
                 .into_view();
             ctx.register_table(bare, table)
                 .map_err(|e| anyhow!("{name}: {e}"))?;
+            registered.push(name.to_string());
         } else if !path.exists() && (name.contains('/') || path.extension().is_some()) && !glob {
             return Err(usage(format!(
                 "{name}: no such file or directory (a quoted table name is read as a path)"
             )));
         }
     }
-    Ok(())
+    Ok(registered)
+}
+
+/// A file, glob or URL read as `--table` reads it (by its extension, Avro otherwise).
+async fn read_location(ctx: &SessionContext, path: &str) -> datafusion::error::Result<DataFrame> {
+    let extension = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match extension.as_deref() {
+        Some("parquet") => ctx.read_parquet(path, ParquetReadOptions::default()).await,
+        Some("csv") => ctx.read_csv(path, CsvReadOptions::new()).await,
+        Some(ext @ ("json" | "ndjson")) => {
+            let options = JsonReadOptions {
+                file_extension: if ext == "json" { ".json" } else { ".ndjson" },
+                ..JsonReadOptions::default()
+            };
+            ctx.read_json(path, options).await
+        }
+        Some(ext @ ("arrow" | "ipc")) => {
+            let options = ArrowReadOptions {
+                file_extension: if ext == "arrow" { ".arrow" } else { ".ipc" },
+                ..ArrowReadOptions::default()
+            };
+            ctx.read_arrow(path, options).await
+        }
+        _ => ctx.read_avrow(path, AvrowReadOptions::default()).await,
+    }
 }
 
 /// Whether `dir` or a directory below it (partitions, `k=v/`) holds a `.avro` file; a

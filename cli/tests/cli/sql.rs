@@ -206,6 +206,20 @@ fn globs_and_lone_files_by_path() {
         .assert()
         .failure()
         .stderr(contains("nomatch*.avro").and(contains("not found").not()));
+    // A relative path in the current directory (not read as schema `a`, table `bin`); a
+    // file rewritten by one statement is read anew by the next.
+    let script = "SELECT count(*) AS n FROM 'a.bin'; \
+                  COPY (SELECT 1 AS v) TO 'a.bin' STORED AS AVRO; \
+                  SELECT * FROM 'a.bin'";
+    let out = avrow()
+        .current_dir(dir.path())
+        .args(["sql", "--format", "csv", script])
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout),
+        "n\n1500\ncount\n1\nv\n1\n"
+    );
     std::fs::create_dir(dir.path().join("empty")).unwrap();
     let q = format!("SELECT count(*) AS n FROM '{d}/empty'");
     avrow()

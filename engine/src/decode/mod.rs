@@ -257,8 +257,10 @@ impl RecordDecoder {
     /// for as many rows as the last batch had.
     pub fn reserve(&mut self, rows: usize) {
         let room = rows.min(self.batch_size - self.buffered_rows().min(self.batch_size));
-        self.root
-            .reserve(room.max(self.batch_start_rows()), Some(&self.pool));
+        self.root.reserve(
+            room.max(self.batch_start_rows()),
+            column::Room::pooled(&self.pool),
+        );
     }
 
     /// The room of a batch whose room was deferred (see `room_deferred`), at its second block:
@@ -271,14 +273,22 @@ impl RecordDecoder {
         if buffered == 0 {
             return;
         }
-        let ahead = usize::try_from(rows_ahead).unwrap_or(usize::MAX);
-        let mut rows = self.last_batch_rows.max(buffered.saturating_add(ahead));
-        if self.last_batch_rows == 0 {
-            let scale = (FIRST_BATCH_INPUT / first_input.max(1)).max(1);
-            rows = rows.max(buffered.saturating_mul(scale));
+        if self.last_batch_rows > 0 {
+            let ahead = usize::try_from(rows_ahead).unwrap_or(usize::MAX);
+            let rows = self.last_batch_rows.max(buffered.saturating_add(ahead));
+            let room = rows.min(self.batch_size).saturating_sub(buffered);
+            self.root.reserve(room, column::Room::pooled(&self.pool));
+            return;
         }
-        let room = rows.min(self.batch_size).saturating_sub(buffered);
-        self.root.reserve(room, Some(&self.pool));
+        // The first batch: as many rows as its first block's input scaled to
+        // FIRST_BATCH_INPUT, each variable-size column by the values it holds.
+        let scale = (FIRST_BATCH_INPUT / first_input.max(1)).max(1);
+        let rows = buffered.saturating_mul(scale).min(self.batch_size);
+        let room = column::Room {
+            pool: Some(&self.pool),
+            by_held: true,
+        };
+        self.root.reserve(rows.saturating_sub(buffered), room);
     }
 
     /// At the start of a batch, the rows of the last batch (capped at the batch size), else 0.
@@ -378,8 +388,10 @@ impl RecordDecoder {
         c.check_utf8 = check_utf8;
         // `n` is bounded by the bytes of the block (see `check_record_count`), the rows of the
         // last batch by data already decoded.
-        self.root
-            .reserve(n.max(self.batch_start_rows()), Some(&self.pool));
+        self.root.reserve(
+            n.max(self.batch_start_rows()),
+            column::Room::pooled(&self.pool),
+        );
         match LOOP {
             NESTED_ROWS => self.root.decode_rows_nested(&mut c, n),
             NUMBER_ROWS => self.root.decode_rows_inline_numbers(&mut c, n),
@@ -474,10 +486,13 @@ impl RecordDecoder {
                     .max((count - done) as u64);
                 if count - done >= batch_size {
                     self.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));
-                } else if done > 0 {
-                    // Begun mid-block, ending in a later block: room for this block's rows
-                    // now, for the batch at the next block (see `room_deferred`).
-                    self.root.reserve(count - done, Some(&self.pool));
+                } else if done > 0 && rows_ahead <= count as u64 {
+                    // Begun mid-block, ending in a later block, batches handed out after
+                    // each block (a unit of several blocks hands them out at its end): room
+                    // for this block's rows now, for the batch at the next block (see
+                    // `room_deferred`).
+                    self.root
+                        .reserve(count - done, column::Room::pooled(&self.pool));
                     self.room_deferred = Some(0);
                 } else {
                     self.reserve(usize::try_from(ahead).unwrap_or(usize::MAX));

@@ -200,13 +200,24 @@ impl BufferPool {
     /// `max` bytes.
     fn give<T: Pooled>(&self, mut v: Vec<T>, max: usize) {
         let bytes = bytes_of::<T>(v.capacity());
-        if bytes < MIN_POOLED_BYTES || self.retained.load(Ordering::Relaxed) + bytes > max {
+        // Counted before it is shelved, so that buffers given at once on many threads
+        // cannot all pass the bound.
+        if bytes < MIN_POOLED_BYTES
+            || self
+                .retained
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |r| {
+                    r.checked_add(bytes).filter(|&t| t <= max)
+                })
+                .is_err()
+        {
             return;
         }
         v.clear();
-        if let Ok(mut shelf) = T::shelf(self).lock() {
-            shelf.push(v);
-            self.retained.fetch_add(bytes, Ordering::Relaxed);
+        match T::shelf(self).lock() {
+            Ok(mut shelf) => shelf.push(v),
+            Err(_) => {
+                self.retained.fetch_sub(bytes, Ordering::Relaxed);
+            }
         }
     }
 

@@ -8,6 +8,7 @@
 use crate::differential::seeds;
 use crate::gen::{random_case, write_file, Rng};
 use crate::oracle::{apache_rows, diff_rows};
+use arrow_array::cast::AsArray;
 use arrow_array::{Array, ArrayRef, Int32Array, Int64Array, RecordBatch, StringArray};
 use avrow::{Codec, ReaderBuilder, WriterBuilder};
 use std::sync::Arc;
@@ -822,37 +823,98 @@ fn times_outside_a_day_and_strings_not_uuids_are_write_errors() {
     }
 }
 
-/// A batch read from Avro keeps its file's schema in `avro.schema`: a value a column took
-/// since (an `int` widened to Int64 and given a larger value) is an error that says where its
-/// Avro type came from, and how to write it otherwise.
+/// A batch read from Avro keeps its file's schema in `avro.schema`. A column whose type
+/// changed since (an `int` widened to Int64, a column renamed to another's name) is written
+/// with a type derived from it; a value the recorded type cannot hold although the column's
+/// type is unchanged (an enum given a new symbol) is an error that says where its Avro type
+/// came from, and how to write it otherwise.
 #[test]
 fn values_the_recorded_schema_cannot_hold_say_where_the_schema_came_from() {
     let schema = avrow::Schema::parse(
-        r#"{"type":"record","name":"Weather","fields":[{"name":"temp","type":"int"}]}"#,
+        r#"{"type":"record","name":"Weather","fields":[{"name":"temp","type":"int"},
+            {"name":"sky","type":{"type":"enum","name":"Sky","symbols":["SUN","RAIN"]}}]}"#,
     )
     .unwrap();
-    let small =
-        RecordBatch::try_from_iter([("temp", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef)])
-            .unwrap();
+    let sky = arrow_array::DictionaryArray::<arrow_array::types::Int32Type>::new(
+        Int32Array::from(vec![0, 1]),
+        Arc::new(StringArray::from(vec!["SUN", "RAIN"])),
+    );
+    let small = RecordBatch::try_from_iter([
+        ("temp", Arc::new(Int32Array::from(vec![1, 2])) as ArrayRef),
+        ("sky", Arc::new(sky) as ArrayRef),
+    ])
+    .unwrap();
     let mut w = WriterBuilder::new(small.schema())
         .with_avro_schema(schema)
         .build(Vec::new())
         .unwrap();
     w.write(&small).unwrap();
     let read = read_all(&w.finish().unwrap());
+    let metadata = read[0].schema().metadata().clone();
+    let sky_field = read[0].schema().field(1).clone();
+    // Widened: written as a long.
     let widened = arrow::compute::cast(read[0].column(0), &arrow_schema::DataType::Int64).unwrap();
     let big =
         arrow::compute::kernels::numeric::add(&widened, &Int64Array::new_scalar(1 << 40)).unwrap();
     let batch = RecordBatch::try_new(
         Arc::new(arrow_schema::Schema::new_with_metadata(
-            vec![arrow_schema::Field::new(
-                "temp",
-                arrow_schema::DataType::Int64,
-                false,
-            )],
-            read[0].schema().metadata().clone(),
+            vec![
+                arrow_schema::Field::new("temp", arrow_schema::DataType::Int64, false),
+                sky_field.clone(),
+            ],
+            metadata.clone(),
         )),
-        vec![big],
+        vec![big.clone(), read[0].column(1).clone()],
+    )
+    .unwrap();
+    let mut w = WriterBuilder::new(batch.schema())
+        .build(Vec::new())
+        .unwrap();
+    assert!(
+        w.avro_schema()
+            .json()
+            .contains(r#""name":"temp","type":"long""#),
+        "{}",
+        w.avro_schema().json()
+    );
+    w.write(&batch).unwrap();
+    let again = read_all(&w.finish().unwrap());
+    assert_eq!(
+        again[0]
+            .column(0)
+            .as_primitive::<arrow_array::types::Int64Type>()
+            .value(0),
+        (1 << 40) + 1
+    );
+    // Swapped names: each column written as what it holds.
+    let swapped = RecordBatch::try_new(
+        Arc::new(arrow_schema::Schema::new_with_metadata(
+            vec![
+                arrow_schema::Field::new("sky", arrow_schema::DataType::Int32, false),
+                arrow_schema::Field::new("temp", sky_field.data_type().clone(), false),
+            ],
+            metadata.clone(),
+        )),
+        vec![read[0].column(0).clone(), read[0].column(1).clone()],
+    )
+    .unwrap();
+    let mut w = WriterBuilder::new(swapped.schema())
+        .build(Vec::new())
+        .unwrap();
+    w.write(&swapped).unwrap();
+    assert_eq!(read_all(&w.finish().unwrap())[0].num_rows(), 2);
+    // A symbol the recorded enum lacks, the column's type unchanged: an error naming where
+    // the Avro type came from.
+    let storm = arrow_array::DictionaryArray::<arrow_array::types::Int32Type>::new(
+        Int32Array::from(vec![0, 1]),
+        Arc::new(StringArray::from(vec!["SUN", "STORM"])),
+    );
+    let batch = RecordBatch::try_new(
+        Arc::new(arrow_schema::Schema::new_with_metadata(
+            read[0].schema().fields().clone(),
+            metadata,
+        )),
+        vec![read[0].column(0).clone(), Arc::new(storm)],
     )
     .unwrap();
     let mut w = WriterBuilder::new(batch.schema())
@@ -864,8 +926,7 @@ fn values_the_recorded_schema_cannot_hold_say_where_the_schema_came_from() {
         .unwrap_err()
         .to_string();
     assert!(
-        e.contains("column temp, row 0: value out of range")
-            && e.contains("the batch's avro.schema metadata"),
+        e.contains("column sky, row 1") && e.contains("the batch's avro.schema metadata"),
         "{e}"
     );
     // Without the metadata, the type is derived from the column: written.

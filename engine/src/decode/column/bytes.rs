@@ -54,8 +54,9 @@ impl BytesCol {
 
     /// Room for `n` more values; the data buffer gets the last batch's mean length per value
     /// and some ([`super::room`]), so that it does not regrow (and copy) while a batch fills.
-    pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
-        let mean = super::mean_so_far(
+    pub(super) fn reserve(&mut self, n: usize, room: super::Room<'_>) {
+        let pool = room.pool;
+        let mean = room.mean(
             self.mean_len,
             self.data.len(),
             self.offsets.len().saturating_sub(1),
@@ -572,7 +573,7 @@ mod tests {
             let mut col = BytesCol::new(BytesKind::Binary, false);
             fill(&mut col, 1000, mean);
             drop(col.finish(None, &pool));
-            col.reserve(1000, None);
+            col.reserve(1000, super::super::Room::PLAIN);
             let data = col.data.as_ptr();
             fill(&mut col, 1000, longer);
             assert_eq!(col.data.as_ptr(), data, "mean {mean}, then {longer}");

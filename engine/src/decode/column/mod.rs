@@ -31,6 +31,42 @@ use std::sync::Arc;
 /// strings. Past this, a buffer grows as values arrive (bounded by the data).
 const MAX_RESERVE_BYTES: usize = 64 << 20;
 
+/// How a column reserves room: through the pool (recycled buffers) when there is one, and
+/// whether variable-size columns with no earlier batch size their room by the values they
+/// hold (only for a decoder's first batch, at its second block, for as many rows as its
+/// input bounds: a mean of one value, extrapolated to a block's rows, could be anything).
+#[derive(Clone, Copy)]
+pub(crate) struct Room<'a> {
+    pub(crate) pool: Option<&'a BufferPool>,
+    pub(crate) by_held: bool,
+}
+
+impl<'a> Room<'a> {
+    /// No pool, room by the last batch.
+    pub(crate) const PLAIN: Room<'static> = Room {
+        pool: None,
+        by_held: false,
+    };
+
+    /// Through `pool`, room by the last batch.
+    pub(crate) fn pooled(pool: &'a BufferPool) -> Self {
+        Room {
+            pool: Some(pool),
+            by_held: false,
+        }
+    }
+
+    /// The mean size per value of the last batch (`last`), or by the values held (`total`
+    /// over `count`) where there was none and this room may be sized so.
+    fn mean(self, last: usize, total: usize, count: usize) -> usize {
+        if self.by_held {
+            mean_so_far(last, total, count)
+        } else {
+            last
+        }
+    }
+}
+
 /// `v.reserve(n)` (at most [`MAX_RESERVE_BYTES`]), through the pool (recycled buffers) when
 /// there is one: at the start of a batch, when the buffers are empty.
 #[inline]
@@ -552,14 +588,15 @@ impl Column {
 
     /// Reserve room for `n` more values (top-level and per array block, never per value);
     /// with a pool (at the start of a batch), empty buffers get recycled allocations.
-    pub(crate) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
+    pub(crate) fn reserve(&mut self, n: usize, room: Room<'_>) {
+        let pool = room.pool;
         match self {
             Column::Boolean(b) => b.reserve(n),
             Column::Int32(p) => grow(&mut p.values, n, pool),
             Column::Int64(p) => grow(&mut p.values, n, pool),
             Column::Float32(p) => grow(&mut p.values, n, pool),
             Column::Float64(p) => grow(&mut p.values, n, pool),
-            Column::Bytes(b) => b.reserve(n, pool),
+            Column::Bytes(b) => b.reserve(n, room),
             Column::Fixed(f) | Column::UuidString(f) => grow(
                 &mut f.data,
                 n.saturating_mul(f.size).saturating_add(bytes::CHUNK),
@@ -568,28 +605,28 @@ impl Column {
             Column::Enum(e) => grow(&mut e.keys, n, pool),
             Column::List(l) => {
                 let items = l.offsets.last().map_or(0, |&o| o as usize);
-                let mean = mean_so_far(l.mean_items, items, l.offsets.len().saturating_sub(1));
+                let mean = room.mean(l.mean_items, items, l.offsets.len().saturating_sub(1));
                 grow(&mut l.offsets, n, pool);
-                l.child.reserve(room(n, mean), pool);
+                l.child.reserve(self::room(n, mean), room);
             }
             Column::Map(m) => {
                 let items = m.offsets.last().map_or(0, |&o| o as usize);
-                let mean = mean_so_far(m.mean_entries, items, m.offsets.len().saturating_sub(1));
+                let mean = room.mean(m.mean_entries, items, m.offsets.len().saturating_sub(1));
                 grow(&mut m.offsets, n, pool);
-                let entries = room(n, mean);
-                m.keys.reserve(entries, pool);
-                m.values.reserve(entries, pool);
+                let entries = self::room(n, mean);
+                m.keys.reserve(entries, room);
+                m.values.reserve(entries, room);
             }
-            Column::Struct(s) => s.reserve(n, pool),
+            Column::Struct(s) => s.reserve(n, room),
             Column::Nullable(c) => {
                 c.validity.reserve(n);
-                c.child.reserve(n, pool);
+                c.child.reserve(n, room);
             }
-            Column::Default(d) => d.column.reserve(n, pool),
-            Column::Promoted(p) => p.column.reserve(n, pool),
-            Column::Resolved(r) => r.out.reserve(n, pool),
+            Column::Default(d) => d.column.reserve(n, room),
+            Column::Promoted(p) => p.column.reserve(n, room),
+            Column::Resolved(r) => r.out.reserve(n, room),
             Column::Decimal(d) => d.reserve(n, pool),
-            Column::Union(u) => u.reserve(n, pool),
+            Column::Union(u) => u.reserve(n, room),
             Column::Duration(v) => grow(v, n, pool),
             _ => {}
         }

@@ -370,7 +370,7 @@ impl MapCol {
                 return Err(items_overflow(total - first, self.entry_excess, c.pos));
             }
             self.keys.offsets.reserve(n);
-            self.values.reserve(n, None);
+            self.values.reserve(n, super::Room::PLAIN);
             if !c.check_utf8 && self.entries_sticky(c, n, total - n) {
                 continue;
             }
@@ -423,7 +423,7 @@ impl MapCol {
                     })
                 }
                 values => {
-                    values.reserve(n, None);
+                    values.reserve(n, super::Room::PLAIN);
                     (0..n).for_each(|_| {
                         keys.push_sticky(f);
                         value_sticky(values, f, c);
@@ -879,7 +879,7 @@ impl Column {
                     // (Inline: a call through `Column::reserve`'s dispatch cost strings in
                     // short arrays ~5 % of their instructions. The data grows as it is copied.)
                     Column::Bytes(b) => b.offsets.reserve(n),
-                    other => other.reserve(n, None),
+                    other => other.reserve(n, super::Room::PLAIN),
                 }
                 if !c.check_utf8 && self.items_sticky(c, n, len) {
                     return Ok(());

@@ -480,9 +480,9 @@ impl StructCol {
         Ok(())
     }
 
-    pub(crate) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
+    pub(crate) fn reserve(&mut self, n: usize, room: super::Room<'_>) {
         for col in &mut self.columns {
-            col.reserve(n, pool);
+            col.reserve(n, room);
         }
     }
 

@@ -222,7 +222,7 @@ pub(crate) fn fill_zero_size(column: &mut Column, n: usize) -> Result<(), Decode
             0,
         ));
     }
-    column.reserve(n, None);
+    column.reserve(n, super::Room::PLAIN);
     let failed = Cell::new(false);
     let mut c = Cursor::new(&[], 0, Scalar, &failed);
     for _ in 0..n {

@@ -46,8 +46,8 @@ impl UnionCol {
     /// memory). A branch reserves at most as many values as it had in the last batch: room
     /// bounded by data already decoded (an array block of a million one-byte `int`s must not
     /// reserve a million values of a large `fixed` branch).
-    pub(super) fn reserve(&mut self, n: usize, pool: Option<&BufferPool>) {
-        super::grow(&mut self.type_ids, n, pool);
+    pub(super) fn reserve(&mut self, n: usize, room: super::Room<'_>) {
+        super::grow(&mut self.type_ids, n, room.pool);
         let last: usize = self.last_counts.iter().sum();
         if last == 0 {
             return;
@@ -55,7 +55,7 @@ impl UnionCol {
         for (child, &count) in self.children.iter_mut().zip(&self.last_counts) {
             let share = ((count as u128 * n as u128).div_ceil(last as u128) as usize).min(count);
             if share > 0 {
-                child.reserve(share, pool);
+                child.reserve(share, room);
             }
         }
     }
