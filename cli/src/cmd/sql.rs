@@ -135,12 +135,14 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         if statements.is_empty() {
             return Err(usage("no SQL statement was given"));
         }
+        // Quoted paths registered as tables, registered anew by each statement naming them.
+        let mut paths = std::collections::HashSet::new();
         for mut statement in statements {
             // As DataFusion's CLI does: the stores a statement names are registered before it
             // is planned, a CREATE EXTERNAL TABLE's store options taken out of it.
             avrow_datafusion::register_stores_for_statement(&ctx, &mut statement, &options)
                 .map_err(|e| usage(format!("the query: {e}")))?;
-            let paths = register_path_tables(&ctx, &statement).await?;
+            register_path_tables(&ctx, &statement, &mut paths).await?;
             let plan = ctx
                 .state()
                 .statement_to_plan(statement)
@@ -155,10 +157,6 @@ pub fn run(args: &SqlArgs) -> Result<()> {
                     return Err(e);
                 }
                 staged.commit()?;
-            }
-            for name in paths {
-                ctx.deregister_table(datafusion::common::TableReference::bare(name))
-                    .map_err(query_error)?;
             }
         }
         Ok::<_, anyhow::Error>(())
@@ -175,29 +173,30 @@ pub fn run(args: &SqlArgs) -> Result<()> {
 /// too: DataFusion's URL table takes a file's format from its extension (a `.bin` Avro
 /// file, an `s3://` glob: "table not found") and hides why a location cannot be read.
 ///
-/// Returns the names registered, which the statement's caller deregisters after it: the
-/// next statement finds each location anew (a `COPY` may have rewritten the file).
+/// `known`: the names registered so, by this and earlier statements. Each statement
+/// registers the paths it names anew: a `COPY` may have rewritten a file since (a view made
+/// earlier keeps the table it was made with).
 async fn register_path_tables(
     ctx: &SessionContext,
     statement: &datafusion::sql::parser::Statement,
-) -> Result<Vec<String>> {
+    known: &mut std::collections::HashSet<String>,
+) -> Result<()> {
     use datafusion::common::TableReference;
     use datafusion::sql::parser::Statement as DfStatement;
     use datafusion::sql::sqlparser::ast::Statement as SqlStatement;
     // Names a statement creates or drops are not read (a local directory of the same name
-    // must not become the table `CREATE EXTERNAL TABLE` is about to define).
-    let defines = match statement {
-        DfStatement::CreateExternalTable(_) => true,
-        DfStatement::Statement(s) => matches!(
-            s.as_ref(),
-            SqlStatement::CreateTable(_) | SqlStatement::CreateView(_) | SqlStatement::Drop { .. }
-        ),
-        _ => false,
+    // must not become the table `CREATE EXTERNAL TABLE` is about to define); the paths the
+    // query of a `CREATE VIEW` or `CREATE TABLE ... AS` reads are registered.
+    let defined = match statement {
+        DfStatement::CreateExternalTable(_) => return Ok(()),
+        DfStatement::Statement(s) => match s.as_ref() {
+            SqlStatement::Drop { .. } => return Ok(()),
+            SqlStatement::CreateView(v) => Some(v.name.to_string()),
+            SqlStatement::CreateTable(t) => Some(t.name.to_string()),
+            _ => None,
+        },
+        _ => None,
     };
-    let mut registered = Vec::new();
-    if defines {
-        return Ok(registered);
-    }
     let references = ctx
         .state()
         .resolve_table_references(statement)
@@ -208,7 +207,15 @@ async fn register_path_tables(
         };
         let name = table.as_ref();
         let bare = TableReference::bare(name);
-        if ctx.table_exist(bare.clone()).map_err(query_error)? {
+        if defined
+            .as_deref()
+            .is_some_and(|d| d.trim_matches('"') == name)
+        {
+            continue;
+        }
+        if known.contains(name) {
+            ctx.deregister_table(bare.clone()).map_err(query_error)?;
+        } else if ctx.table_exist(bare.clone()).map_err(query_error)? {
             continue;
         }
         let path = std::path::Path::new(name);
@@ -222,7 +229,7 @@ async fn register_path_tables(
                 .into_view();
             ctx.register_table(bare, table)
                 .map_err(|e| anyhow!("{name}: {e}"))?;
-            registered.push(name.to_string());
+            known.insert(name.to_string());
             continue;
         }
         if path.is_dir() && std::fs::read_dir(path).is_ok_and(|mut d| d.next().is_none()) {
@@ -241,14 +248,14 @@ async fn register_path_tables(
                 .into_view();
             ctx.register_table(bare, table)
                 .map_err(|e| anyhow!("{name}: {e}"))?;
-            registered.push(name.to_string());
+            known.insert(name.to_string());
         } else if !path.exists() && (name.contains('/') || path.extension().is_some()) && !glob {
             return Err(usage(format!(
                 "{name}: no such file or directory (a quoted table name is read as a path)"
             )));
         }
     }
-    Ok(registered)
+    Ok(())
 }
 
 /// A file, glob or URL read as `--table` reads it (by its extension, Avro otherwise).

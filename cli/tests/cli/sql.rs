@@ -208,7 +208,8 @@ fn globs_and_lone_files_by_path() {
         .stderr(contains("nomatch*.avro").and(contains("not found").not()));
     // A relative path in the current directory (not read as schema `a`, table `bin`); a
     // file rewritten by one statement is read anew by the next.
-    let script = "SELECT count(*) AS n FROM 'a.bin'; \
+    let script = "CREATE VIEW w AS SELECT count(*) AS n FROM 'a.bin'; \
+                  SELECT n FROM w; \
                   COPY (SELECT 1 AS v) TO 'a.bin' STORED AS AVRO; \
                   SELECT * FROM 'a.bin'";
     let out = avrow()
