@@ -308,6 +308,28 @@ impl<'a, K: Kernel> Sticky<'a, K> {
         }
     }
 
+    /// A copy of this cursor for a loop over many values, to run in a local of the loop's
+    /// own (then [`Sticky::join`]): a cursor whose address was passed to another function
+    /// lives in memory, and a loop through it stores and reloads the position at every value
+    /// (the stores into the column buffers might alias it), a dependency of several cycles
+    /// on every varint; the copy's position stays in a register.
+    #[inline(always)]
+    pub(crate) fn fork(&self) -> Self {
+        Sticky {
+            buf: self.buf,
+            pos: self.pos,
+            k: self.k,
+            failed: self.failed,
+        }
+    }
+
+    /// Take the position of `fork`, a copy made by [`Sticky::fork`] (a failure is in the
+    /// shared flag already).
+    #[inline(always)]
+    pub(crate) fn join(&mut self, fork: Self) {
+        self.pos = fork.pos;
+    }
+
     /// Whether a read failed.
     #[inline(always)]
     pub(crate) fn failed(&self) -> bool {

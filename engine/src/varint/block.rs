@@ -29,10 +29,13 @@
 //! for overlong encodings. Values are zigzag decoded as they are written (no separate pass).
 //! Any block that holds an invalid varint is left undecoded: the caller's exact path then
 //! decodes it value by value and reports the error the scalar reference reports.
+//!
+//! [`decode_short`] applies the same bitmap to an array block of a few values (one window,
+//! no groups), where the value-at-a-time loops would otherwise read them.
 
 use std::mem::MaybeUninit;
 
-use super::word::{Bits, Lane, Swar, HIGH};
+use super::word::{Bits, Lane, Swar, HIGH, LOW};
 
 /// Bytes per block of the terminator bitmap.
 pub(crate) const BLOCK: usize = 64;
@@ -289,6 +292,53 @@ pub(crate) fn decode_blocks<L: Lane>(
     *cur = Cursor { p: s, i, acc };
 }
 
+/// The most values [`decode_short`] reads: what an array block of a few items holds.
+pub(crate) const SHORT: usize = 16;
+
+/// Decode the `n` varints at `pos` (`n <= SHORT`, `dst.len() >= n`) when all of them end in
+/// the [`BLOCK`] bytes there and none is longer than eight bytes: the short array blocks
+/// (a handful of ids or counters) that [`decode_blocks`] leaves to the value-at-a-time loops.
+/// One terminator bitmap for the whole array, each value decoded from one load at its start
+/// (compacted by the kernel's `bits`: one PEXT where it is fast, unlike the block decoder,
+/// whose groups of values the compiler vectorises):
+/// no value's position waits for the decoding of the one before (a value-at-a-time loop waits
+/// about ten cycles a value on load, length and position).
+///
+/// Returns the position after the `n`-th varint and the OR of the raw values (for the int
+/// range check), or `None`, with the slots written meaningless, where the values do not all
+/// fit that window, one is longer than eight bytes, fewer than [`BLOCK_SLACK`] bytes remain
+/// at `pos`, or `n` is out of range: the caller then reads them value by value with the exact
+/// path, which reports any invalid varint.
+#[inline(always)]
+pub(crate) fn decode_short<B: Bits, L: Lane>(
+    bits: B,
+    buf: &[u8],
+    pos: usize,
+    n: usize,
+    dst: &mut [MaybeUninit<L>],
+) -> Option<(usize, u64)> {
+    let window = buf.get(pos..pos.checked_add(BLOCK_SLACK)?)?;
+    let c = window.first_chunk::<BLOCK>()?;
+    let dst = dst.get_mut(..n).filter(|_| n <= SHORT)?;
+    let (mut t, mut s, mut acc, mut long) = (stops64(c), pos, 0u64, false);
+    for slot in dst {
+        let at = s;
+        // Past the window's last terminator `t` is 0 and `s` becomes `pos + BLOCK + 1`,
+        // which the check after the loop rejects (one comparison instead of counting the
+        // terminators first).
+        s = pos + t.trailing_zeros() as usize + 1;
+        t &= t.wrapping_sub(1);
+        long |= s - at > 8;
+        // SAFETY: `pos <= at <= pos + BLOCK + 1` and `pos + BLOCK_SLACK <= buf.len()`, so
+        // the 8 bytes at `at` are in bounds.
+        let w = unsafe { load64(buf, at) };
+        let v = bits.compact_masked(w, to_stop(w) & LOW);
+        acc |= v;
+        slot.write(L::from_raw(v));
+    }
+    (!long && s <= pos + BLOCK).then_some((s, acc))
+}
+
 /// Read 4 bytes at `buf[at..at + 4]` as a little-endian word.
 ///
 /// # Safety
@@ -360,5 +410,192 @@ mod tests {
         assert_eq!(stops64(&c), want);
         assert_eq!(stops64(&[0u8; BLOCK]), u64::MAX);
         assert_eq!(stops64(&[0xffu8; BLOCK]), 0);
+    }
+
+    /// The short-block path against the reference, value for value: random arrays of 1 to
+    /// 16 varints of mixed lengths (some over eight bytes, some invalid, some cut short),
+    /// followed by a random number of bytes, read from two starting offsets. Where the path
+    /// reads a block it must give the reference's values and position; where it declines, it
+    /// must leave the output and the position as they were.
+    #[test]
+    fn short_blocks_decode_like_scalar() {
+        use crate::varint::generic::{read_ints_short, read_longs_short};
+        use crate::varint::{Kernel, Scalar};
+        #[cfg(target_arch = "x86_64")]
+        let pext = crate::varint::x86_64::Bmi2::new().map(|k| k.pext());
+        let mut next = crate::varint::test_rng(0x5bd1_e995_0bad_cafe);
+        let (mut taken, mut declined, mut ints_taken) = (0, 0, 0);
+        for case in 0..if cfg!(miri) { 40 } else { 4000 } {
+            let n = 1 + (next() % SHORT as u64) as usize;
+            let shape = next() % 5;
+            let mut buf = vec![0x55u8; (case % 3) as usize];
+            let start = buf.len();
+            for _ in 0..n {
+                let r = next();
+                let len = match shape {
+                    0 => 1 + (r % 3) as usize,
+                    1 => 1 + (r % 8) as usize,
+                    2 => 1 + (r % 10) as usize,
+                    3 => 4 + (r % 2) as usize,
+                    _ => [1, 1, 2, 3, 5, 9][(r % 6) as usize],
+                };
+                let v = if len == 10 {
+                    next() | 1 << 63
+                } else {
+                    let lo = if len == 1 { 0 } else { 1u64 << (7 * (len - 1)) };
+                    lo | (next() & ((1u64 << (7 * len)) - 1))
+                };
+                Scalar.write_u64(v, &mut buf);
+            }
+            match next() % 10 {
+                0 => {
+                    let at = start + (next() as usize) % (buf.len() - start);
+                    buf.splice(at..at, [0x80u8; 10]);
+                }
+                1 => {
+                    let at = start + (next() as usize) % (buf.len() - start);
+                    buf.splice(at..at, [0xff; 9].into_iter().chain([2]));
+                }
+                2 => buf.truncate(start + (next() as usize) % (buf.len() - start)),
+                _ => {}
+            }
+            // Room after the values: sometimes less than the path needs.
+            let pad = (next() % 100) as usize;
+            buf.extend((0..pad).map(|_| next() as u8));
+
+            let (mut want_pos, mut want) = (start, vec![7i64]);
+            let want_ok = Scalar.read_longs(&buf, &mut want_pos, n, &mut want).is_ok();
+            let (mut pos, mut got) = (start, vec![7i64]);
+            if read_longs_short(Swar, &buf, &mut pos, n, &mut got) {
+                taken += 1;
+                assert!(want_ok, "case {case}: read what the reference rejects");
+                assert_eq!(got, want, "case {case}: values");
+                assert_eq!(pos, want_pos, "case {case}: position");
+            } else {
+                declined += 1;
+                assert_eq!((pos, &got[..]), (start, &[7i64][..]), "case {case}");
+            }
+            // The same with a compaction that keeps exactly the bits of its mask (PEXT's
+            // contract, in software: the CPU's PEXT runs only where it is fast).
+            let (mut pos, mut got) = (start, vec![7i64]);
+            if read_longs_short(SoftPext, &buf, &mut pos, n, &mut got) {
+                assert_eq!(
+                    (pos, &got),
+                    (want_pos, &want),
+                    "case {case}: gathering the mask"
+                );
+            } else {
+                assert_eq!((pos, &got[..]), (start, &[7i64][..]), "case {case}");
+            }
+            #[cfg(target_arch = "x86_64")]
+            if let Some(bits) = pext {
+                let (mut pos, mut got) = (start, vec![7i64]);
+                if read_longs_short(bits, &buf, &mut pos, n, &mut got) {
+                    assert_eq!((pos, &got), (want_pos, &want), "case {case}: with PEXT");
+                } else {
+                    assert_eq!((pos, &got[..]), (start, &[7i64][..]), "case {case}");
+                }
+            }
+
+            let (mut want_pos, mut want) = (start, vec![7i32]);
+            let want_ok = Scalar.read_ints(&buf, &mut want_pos, n, &mut want).is_ok();
+            let (mut pos, mut got) = (start, vec![7i32]);
+            if read_ints_short(Swar, &buf, &mut pos, n, &mut got) {
+                ints_taken += 1;
+                assert!(want_ok, "case {case}: read ints the reference rejects");
+                assert_eq!(got, want, "case {case}: int values");
+                assert_eq!(pos, want_pos, "case {case}: int position");
+            } else {
+                assert_eq!((pos, &got[..]), (start, &[7i32][..]), "case {case}");
+            }
+        }
+        // Both ways are exercised, ints too.
+        assert!(
+            taken > 100 && declined > 100,
+            "taken {taken}, declined {declined}"
+        );
+        assert!(ints_taken > 100, "ints taken {ints_taken}");
+    }
+
+    /// [`Bits`] gathering exactly the bits under the mask, bit by bit (what PEXT does).
+    #[derive(Clone, Copy)]
+    struct SoftPext;
+
+    impl Bits for SoftPext {
+        fn compact(self, w: u64) -> u64 {
+            self.compact_masked(w, LOW)
+        }
+        fn compact_masked(self, w: u64, mask: u64) -> u64 {
+            let (mut out, mut k) = (0, 0);
+            for i in (0..64).filter(|i| mask >> i & 1 == 1) {
+                out |= (w >> i & 1) << k;
+                k += 1;
+            }
+            out
+        }
+        fn spread(self, v: u64) -> u64 {
+            Swar.spread(v)
+        }
+    }
+
+    /// The edges of the short path's window, each against the reference: the last value
+    /// ending on the window's last byte (read) or one past it (declined), an eight-byte value
+    /// (read) and a nine-byte one (declined), and exactly the 80 bytes the path needs after
+    /// the position (read) or one fewer (declined).
+    #[test]
+    fn short_blocks_at_the_edges_of_their_window() {
+        use crate::varint::generic::read_longs_short;
+        use crate::varint::{Kernel, Scalar};
+        let varint = |len: usize, low: u64| -> Vec<u8> {
+            let mut v = vec![0x80 | (low as u8 & 0x7f); len];
+            v[len - 1] = 1;
+            v
+        };
+        let cases: [(Vec<Vec<u8>>, usize, bool); 6] = [
+            // 14 four-byte values and an eight-byte one: the 15th ends on byte 63.
+            (
+                (0..14)
+                    .map(|i| varint(4, i))
+                    .chain([varint(8, 3)])
+                    .collect(),
+                80,
+                true,
+            ),
+            // 15 four-byte values and a five-byte one: the 16th ends on byte 64.
+            (
+                (0..15)
+                    .map(|i| varint(4, i))
+                    .chain([varint(5, 3)])
+                    .collect(),
+                80,
+                false,
+            ),
+            (vec![varint(1, 5), varint(8, 9), varint(2, 1)], 80, true),
+            (vec![varint(1, 5), varint(9, 9), varint(2, 1)], 80, false),
+            (vec![varint(3, 1), varint(3, 2)], 80, true),
+            (vec![varint(3, 1), varint(3, 2)], 79, false),
+        ];
+        for (k, (values, total, read)) in cases.into_iter().enumerate() {
+            let n = values.len();
+            let mut buf: Vec<u8> = values.concat();
+            buf.resize(total.max(buf.len()), 0);
+            let (mut want_pos, mut want) = (0, Vec::new());
+            Scalar
+                .read_longs(&buf, &mut want_pos, n, &mut want)
+                .expect("valid varints");
+            let (mut pos, mut got) = (0, Vec::new());
+            let took = read_longs_short(Swar, &buf, &mut pos, n, &mut got);
+            assert_eq!(took, read, "case {k}");
+            if read {
+                assert_eq!((pos, got), (want_pos, want), "case {k}");
+            } else {
+                assert_eq!((pos, got.len()), (0, 0), "case {k}");
+            }
+            let (mut pos, mut got) = (0, Vec::new());
+            assert_eq!(
+                read_longs_short(SoftPext, &buf, &mut pos, n, &mut got),
+                read
+            );
+        }
     }
 }

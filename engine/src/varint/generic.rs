@@ -488,6 +488,55 @@ pub(crate) fn read_ints<B: Bits>(
     Ok(())
 }
 
+/// The `n` zigzag longs of a short array block through [`super::block::decode_short`],
+/// appended to `out`. `false`, with `out` and `*pos` as they were, where it does not read
+/// them (see there): the caller reads them value by value.
+#[inline(always)]
+pub(crate) fn read_longs_short<B: Bits>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+    n: usize,
+    out: &mut Vec<i64>,
+) -> bool {
+    let start = out.len();
+    out.reserve(n);
+    match super::block::decode_short(bits, buf, *pos, n, out.spare_capacity_mut()) {
+        Some((end, _)) => {
+            // SAFETY: `decode_short` returned `Some`, so it initialised the first `n` slots
+            // of the spare capacity (which `reserve` made exist), from `start` on.
+            unsafe { out.set_len(start + n) };
+            *pos = end;
+            true
+        }
+        None => false,
+    }
+}
+
+/// [`read_longs_short`] for zigzag ints: `false` also where a value is outside `i32` (a raw
+/// varint encodes an `i32` exactly when it is at most `u32::MAX`), for the exact path to
+/// report.
+#[inline(always)]
+pub(crate) fn read_ints_short<B: Bits>(
+    bits: B,
+    buf: &[u8],
+    pos: &mut usize,
+    n: usize,
+    out: &mut Vec<i32>,
+) -> bool {
+    let start = out.len();
+    out.reserve(n);
+    match super::block::decode_short(bits, buf, *pos, n, out.spare_capacity_mut()) {
+        Some((end, acc)) if acc >> 32 == 0 => {
+            // SAFETY: as in `read_longs_short`.
+            unsafe { out.set_len(start + n) };
+            *pos = end;
+            true
+        }
+        _ => false,
+    }
+}
+
 /// Skip `n` varints by counting terminator bytes (bytes with a clear high bit) eight bytes at
 /// a time, while tracking the run of continuation bytes so that overlong varints are rejected
 /// exactly as the scalar reference rejects them.

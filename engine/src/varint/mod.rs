@@ -149,6 +149,9 @@ pub fn long_to_int(v: i64) -> Result<i32, VarintError> {
 }
 
 /// Implemented only by this module's kernels (see [`Kernel`]).
+/// The most values [`Kernel::read_longs_short`] and [`Kernel::read_ints_short`] read at once.
+pub const SHORT_BLOCK_MAX: usize = block::SHORT;
+
 mod sealed {
     use std::mem::MaybeUninit;
 
@@ -313,6 +316,25 @@ pub trait Kernel: sealed::Sealed + Copy + Send + Sync + fmt::Debug + 'static {
         hint: &mut BulkHint,
     ) -> Result<(), VarintError> {
         bulk::read_ints(self.bits(), buf, pos, n, out, hint)
+    }
+
+    /// Decode the `n` zigzag longs of a short array block (`n` at most
+    /// [`SHORT_BLOCK_MAX`]), appending them
+    /// to `out`, when they all end within the next 64 bytes, none is longer than eight bytes
+    /// and 80 bytes remain: their positions found at once from one bitmap of terminator
+    /// bytes, so that no value waits for the one before. `false`, with `out` and `*pos` as
+    /// they were, otherwise (and always for the [`Scalar`] reference): the caller then reads
+    /// the values one by one, which reports any error.
+    #[inline(always)]
+    fn read_longs_short(self, buf: &[u8], pos: &mut usize, n: usize, out: &mut Vec<i64>) -> bool {
+        generic::read_longs_short(self.bits(), buf, pos, n, out)
+    }
+
+    /// [`Kernel::read_longs_short`] for zigzag ints (`false` also where one is outside
+    /// `i32`).
+    #[inline(always)]
+    fn read_ints_short(self, buf: &[u8], pos: &mut usize, n: usize, out: &mut Vec<i32>) -> bool {
+        generic::read_ints_short(self.bits(), buf, pos, n, out)
     }
 
     /// Skip `n` varints without decoding them, rejecting exactly what decoding them would

@@ -102,6 +102,15 @@ impl Kernel for Scalar {
         Ok(())
     }
 
+    /// The reference has no short-block path: its callers read value by value.
+    fn read_longs_short(self, _: &[u8], _: &mut usize, _: usize, _: &mut Vec<i64>) -> bool {
+        false
+    }
+
+    fn read_ints_short(self, _: &[u8], _: &mut usize, _: usize, _: &mut Vec<i32>) -> bool {
+        false
+    }
+
     fn skip(self, buf: &[u8], pos: &mut usize, n: usize) -> Result<(), VarintError> {
         for _ in 0..n {
             self.read_u64(buf, pos)?;
