@@ -426,8 +426,10 @@ pub struct SqlArgs {
     #[arg(short, long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
 
-    /// Partitions (parallel scans and operators); 0 uses every core.
-    #[arg(short, long, value_name = "N", default_value_t = 0)]
+    /// Partitions (parallel scans and operators), at most 1024; 0 uses every core. The
+    /// query runs on at most one thread a core, whatever the partitions.
+    #[arg(short, long, value_name = "N", default_value_t = 0,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024))]
     pub partitions: usize,
 
     /// How to print the answer.

@@ -199,7 +199,10 @@ impl HeadConfig {
             rows: args.rows,
             read: ReadOptions {
                 columns: trimmed(args.columns),
-                batch_size: args.rows.clamp(1, avrow::avrow_engine::DEFAULT_BATCH_SIZE),
+                // (A block is decoded whole into batches, so smaller batches save no
+                // decoding: batches of `-n 1` made a block of millions of records millions of
+                // one-row batches, gigabytes.)
+                batch_size: avrow::avrow_engine::DEFAULT_BATCH_SIZE,
                 threads: 1,
                 reader_schema: None,
                 skip_bad_blocks: false,

@@ -395,33 +395,67 @@ fn promoted(a: &DataType, b: &DataType) -> Option<DataType> {
 }
 
 /// `merged` (a field of the merged table schema) made nullable if any file lacks it (`None`
-/// in `each`), and so on down through struct fields.
+/// in `each`), and so on down through struct fields, list items and map entries (a field
+/// added to the records of a list or a map is null in the files without it).
 fn nullable_where_missing(merged: &Field, each: &[Option<&Field>]) -> Field {
     let missing = each.iter().any(Option::is_none);
-    let data_type = match merged.data_type() {
-        DataType::Struct(children) => DataType::Struct(
-            children
+    let present: Vec<&DataType> = each.iter().flatten().map(|f| f.data_type()).collect();
+    merged
+        .clone()
+        .with_data_type(nullable_within(merged.data_type(), &present))
+        .with_nullable(merged.is_nullable() || missing)
+}
+
+/// [`nullable_where_missing`] inside `merged`, a type of the table, given the files' types
+/// of the same column (`each`).
+fn nullable_within(merged: &DataType, each: &[&DataType]) -> DataType {
+    // The child of each file's type that `child` picks (`None` where it has none).
+    fn children<'a>(
+        each: &[&'a DataType],
+        child: impl Fn(&'a DataType) -> Option<&'a Field>,
+    ) -> Vec<Option<&'a Field>> {
+        each.iter().map(|d| child(d)).collect()
+    }
+    match merged {
+        DataType::Struct(fields) => DataType::Struct(
+            fields
                 .iter()
-                .map(|child| {
-                    let each: Vec<Option<&Field>> = each
-                        .iter()
-                        .filter_map(|f| *f)
-                        .map(|f| match f.data_type() {
-                            DataType::Struct(theirs) => theirs
-                                .iter()
-                                .find(|c| c.name() == child.name())
-                                .map(|c| c.as_ref()),
-                            _ => None,
-                        })
-                        .collect();
-                    Arc::new(nullable_where_missing(child, &each))
+                .map(|field| {
+                    let each = children(each, |d| match d {
+                        DataType::Struct(theirs) => theirs
+                            .iter()
+                            .find(|c| c.name() == field.name())
+                            .map(|c| c.as_ref()),
+                        _ => None,
+                    });
+                    Arc::new(nullable_where_missing(field, &each))
                 })
                 .collect(),
         ),
+        DataType::List(item) => DataType::List(Arc::new(nullable_where_missing(
+            item,
+            &children(each, |d| match d {
+                DataType::List(i) => Some(i.as_ref()),
+                _ => None,
+            }),
+        ))),
+        DataType::LargeList(item) => DataType::LargeList(Arc::new(nullable_where_missing(
+            item,
+            &children(each, |d| match d {
+                DataType::LargeList(i) => Some(i.as_ref()),
+                _ => None,
+            }),
+        ))),
+        DataType::Map(entries, sorted) => DataType::Map(
+            Arc::new(nullable_where_missing(
+                entries,
+                &children(each, |d| match d {
+                    DataType::Map(e, _) => Some(e.as_ref()),
+                    _ => None,
+                }),
+            )),
+            *sorted,
+        ),
         other => other.clone(),
-    };
-    merged
-        .clone()
-        .with_data_type(data_type)
-        .with_nullable(merged.is_nullable() || missing)
+    }
 }

@@ -25,6 +25,159 @@ pub(crate) enum Use {
     Fields(Vec<Vec<String>>),
 }
 
+/// The table's type `table` in the shape of `read`, a pruned read of it: a struct keeps the
+/// fields read, in the order read, each with the table's type of that field (pruned the same
+/// way where both are structs), so that the batch adapter casts a file's narrower types (an
+/// `int` where another file has `long`) to what the plan's `get_field` returns.
+pub(crate) fn pruned_like(table: &DataType, read: &DataType) -> DataType {
+    match (table, read) {
+        (DataType::Struct(table), DataType::Struct(read)) => DataType::Struct(
+            read.iter()
+                .map(|r| match table.iter().find(|t| t.name() == r.name()) {
+                    Some(t) => Arc::new(
+                        t.as_ref()
+                            .clone()
+                            .with_data_type(pruned_like(t.data_type(), r.data_type())),
+                    ),
+                    None => Arc::clone(r),
+                })
+                .collect(),
+        ),
+        _ => table.clone(),
+    }
+}
+
+/// `read` with each map whose entries type differs from the table's (map values that are
+/// records of another writer schema: a field added, an `int` now `long`) given the table's
+/// entries type, and the same for maps inside structs and lists; `None` where there is none.
+/// DataFusion's batch adapter casts structs by name through lists but not through maps
+/// ("Cannot cast column 'm'"): [`cast_maps`] casts those maps' entries first.
+pub(crate) fn maps_as_table(read: &Schema, table: &Schema) -> Option<Arc<Schema>> {
+    let mut changed = false;
+    let fields: Vec<_> = read
+        .fields()
+        .iter()
+        .map(|r| match table.field_with_name(r.name()) {
+            Ok(t) => match map_entries_as(r.data_type(), t.data_type()) {
+                Some(dt) => {
+                    changed = true;
+                    Arc::new(r.as_ref().clone().with_data_type(dt))
+                }
+                None => Arc::clone(r),
+            },
+            Err(_) => Arc::clone(r),
+        })
+        .collect();
+    changed.then(|| Arc::new(Schema::new_with_metadata(fields, read.metadata().clone())))
+}
+
+/// [`maps_as_table`] for one type: `read`'s shape, its maps' entries of `table`'s type.
+fn map_entries_as(read: &DataType, table: &DataType) -> Option<DataType> {
+    match (read, table) {
+        (DataType::Map(r, sorted), DataType::Map(t, _)) => {
+            (r.data_type() != t.data_type()).then(|| DataType::Map(Arc::clone(t), *sorted))
+        }
+        (DataType::Struct(rs), DataType::Struct(ts)) => {
+            let mut changed = false;
+            let fields: Vec<_> = rs
+                .iter()
+                .map(|r| {
+                    let t = ts.iter().find(|t| t.name() == r.name());
+                    match t.and_then(|t| map_entries_as(r.data_type(), t.data_type())) {
+                        Some(dt) => {
+                            changed = true;
+                            Arc::new(r.as_ref().clone().with_data_type(dt))
+                        }
+                        None => Arc::clone(r),
+                    }
+                })
+                .collect();
+            changed.then(|| DataType::Struct(fields.into()))
+        }
+        (DataType::List(r), DataType::List(t)) => map_entries_as(r.data_type(), t.data_type())
+            .map(|dt| DataType::List(Arc::new(r.as_ref().clone().with_data_type(dt)))),
+        (DataType::LargeList(r), DataType::LargeList(t)) => {
+            map_entries_as(r.data_type(), t.data_type())
+                .map(|dt| DataType::LargeList(Arc::new(r.as_ref().clone().with_data_type(dt))))
+        }
+        _ => None,
+    }
+}
+
+/// `batch` with the columns of `schema` ([`maps_as_table`]'s): each map whose entries type
+/// differs cast, its entries struct by name (missing fields null, numbers widened).
+pub(crate) fn cast_maps(
+    batch: &RecordBatch,
+    schema: &Arc<Schema>,
+) -> datafusion::common::Result<RecordBatch> {
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(c, f)| cast_map_entries(c, f.data_type()))
+        .collect::<datafusion::common::Result<Vec<_>>>()?;
+    Ok(RecordBatch::try_new_with_options(
+        Arc::clone(schema),
+        columns,
+        &arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )?)
+}
+
+fn cast_map_entries(array: &ArrayRef, to: &DataType) -> datafusion::common::Result<ArrayRef> {
+    use arrow::array::{GenericListArray, MapArray, OffsetSizeTrait};
+    fn list<O: OffsetSizeTrait>(
+        array: &ArrayRef,
+        to: &arrow::datatypes::FieldRef,
+    ) -> datafusion::common::Result<ArrayRef> {
+        let l = array.as_list::<O>();
+        let values = cast_map_entries(l.values(), to.data_type())?;
+        Ok(Arc::new(GenericListArray::<O>::try_new(
+            Arc::clone(to),
+            l.offsets().clone(),
+            values,
+            l.nulls().cloned(),
+        )?))
+    }
+    if array.data_type() == to {
+        return Ok(Arc::clone(array));
+    }
+    match to {
+        DataType::Map(entries, sorted) => {
+            let m = array.as_map();
+            let cast = datafusion::common::nested_struct::cast_column(
+                &(Arc::new(m.entries().clone()) as ArrayRef),
+                entries.data_type(),
+                &datafusion::common::format::DEFAULT_CAST_OPTIONS,
+            )?;
+            Ok(Arc::new(MapArray::try_new(
+                Arc::clone(entries),
+                m.offsets().clone(),
+                cast.as_struct().clone(),
+                m.nulls().cloned(),
+                *sorted,
+            )?))
+        }
+        DataType::Struct(fields) => {
+            let s = array.as_struct();
+            let columns = s
+                .columns()
+                .iter()
+                .zip(fields.iter())
+                .map(|(c, f)| cast_map_entries(c, f.data_type()))
+                .collect::<datafusion::common::Result<Vec<_>>>()?;
+            Ok(Arc::new(StructArray::try_new_with_length(
+                fields.clone(),
+                columns,
+                s.nulls().cloned(),
+                s.len(),
+            )?))
+        }
+        DataType::List(item) => list::<i32>(array, item),
+        DataType::LargeList(item) => list::<i64>(array, item),
+        _ => Ok(Arc::clone(array)),
+    }
+}
+
 /// The field-name path of `expr` if it is `get_field(... get_field(column, a) ..., z)` over a
 /// column: `(column index, [a, ..., z])`.
 fn field_path(expr: &Arc<dyn PhysicalExpr>) -> Option<(usize, Vec<String>)> {

@@ -451,6 +451,9 @@ struct Scan {
     rows_only: Option<SchemaRef>,
     /// Whether the batches have struct columns ([`nested::with_struct_nulls`]).
     structs: bool,
+    /// The read schema with maps of the table's entries types, where this file's differ
+    /// ([`nested::maps_as_table`]): the batches' maps are cast to it before the adapter.
+    maps: Option<SchemaRef>,
 }
 
 impl Scan {
@@ -514,23 +517,29 @@ impl Scan {
             builder = builder.with_projection(paths.iter().copied());
         }
         let reader = opened.reader(builder, range)?;
-        // A pruned struct keeps its pruned type: only `get_field` of the fields read uses it
-        // (filling the others in would fail for non-nullable fields, and cost time).
+        // A pruned struct keeps its pruned shape: only `get_field` of the fields read uses it
+        // (filling the others in would fail for non-nullable fields, and cost time); its
+        // fields take the table's types, which the plan's `get_field` returns.
         let read = reader.schema();
         let target = if pruned {
-            let fields: Vec<_> = projected
-                .fields()
-                .iter()
-                .map(|f| {
-                    match (
-                        nested.contains_key(f.name()),
-                        read.field_with_name(f.name()),
-                    ) {
-                        (true, Ok(read)) => Arc::new(read.clone()),
-                        _ => Arc::clone(f),
-                    }
-                })
-                .collect();
+            let fields: Vec<_> =
+                projected
+                    .fields()
+                    .iter()
+                    .map(|f| {
+                        match (
+                            nested.contains_key(f.name()),
+                            read.field_with_name(f.name()),
+                        ) {
+                            // The table's types for the fields read (an `int` of this file
+                            // read as the table's `long`), in the read struct's shape.
+                            (true, Ok(read)) => Arc::new(f.as_ref().clone().with_data_type(
+                                nested::pruned_like(f.data_type(), read.data_type()),
+                            )),
+                            _ => Arc::clone(f),
+                        }
+                    })
+                    .collect();
             Arc::new(arrow::datatypes::Schema::new_with_metadata(
                 fields,
                 projected.metadata().clone(),
@@ -539,12 +548,15 @@ impl Scan {
             Arc::clone(projected)
         };
         let structs = nested::has_structs(&target);
-        let adapter = BatchAdapterFactory::new(target).make_adapter(&read)?;
+        let maps = nested::maps_as_table(&read, &target);
+        let adapter =
+            BatchAdapterFactory::new(target).make_adapter(maps.as_ref().unwrap_or(&read))?;
         Ok(Scan {
             reader,
             adapter,
             rows_only: rows_only.then(|| Arc::clone(projected)),
             structs,
+            maps,
         })
     }
 
@@ -556,6 +568,7 @@ impl Scan {
             adapter,
             rows_only,
             structs,
+            maps,
         } = self;
         let mut rows = 0usize;
         let mut done = false;
@@ -574,7 +587,12 @@ impl Scan {
                         vec![],
                         &RecordBatchOptions::new().with_row_count(Some(b.num_rows())),
                     )?),
-                    None => adapter.adapt_batch(&b).and_then(|b| match structs {
+                    None => match &maps {
+                        Some(schema) => nested::cast_maps(&b, schema),
+                        None => Ok(b),
+                    }
+                    .and_then(|b| adapter.adapt_batch(&b))
+                    .and_then(|b| match structs {
                         true => nested::with_struct_nulls(b),
                         false => Ok(b),
                     }),

@@ -350,7 +350,8 @@ def read_info(source: Source) -> Dict[str, Any]:
     """What the header and the block headers of Avro data say, without decoding records:
     ``codec``, ``sync_marker`` (hex), ``blocks``, ``records``, ``compressed_bytes`` (of the
     blocks' data), ``header_bytes``, ``metadata`` (``dict`` of ``bytes``) and ``schema``
-    (JSON text)."""
+    (JSON text). One file: a list of paths or a glob naming several raises ``ValueError``
+    (``[avrow.read_info(p) for p in paths]`` describes each)."""
     return _avrow.read_info(_source(source))
 
 
@@ -403,9 +404,18 @@ def write_avro(
         # polars exports a Null column (all None) with a validity buffer, which the C Data
         # import on the Rust side refuses ("Null doesn't expect buffer at index 0"); its
         # pyarrow table, without copying the data, is imported as is.
-        data = data.to_arrow()
+        try:
+            data = data.to_arrow()
+        except pa.ArrowException as e:
+            # (A type pyarrow has no counterpart for, such as polars' Int128.)
+            raise SchemaError(f"the polars DataFrame has no Arrow form pyarrow takes: {e}") from e
     if not hasattr(data, "__arrow_c_stream__") and hasattr(data, "__arrow_c_array__"):
-        data = pa.Table.from_batches([pa.record_batch(data)])
+        try:
+            data = pa.Table.from_batches([pa.record_batch(data)])
+        except pa.ArrowException as e:
+            raise SchemaError(
+                f"data exporting __arrow_c_array__ must be a record batch or a struct array: {e}"
+            ) from e
     # A reader's batches may come from Python code (a generator): an exception it raises
     # reaches the Rust side as a C stream error, so it is kept and raised as itself (a
     # KeyboardInterrupt stays one) instead of as that error.

@@ -296,6 +296,17 @@ fn read_schema(py: Python<'_>, source: Bound<'_, PyAny>) -> PyResult<String> {
 #[pyfunction]
 fn read_info<'py>(py: Python<'py>, source: Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let source = Source::extract(&source)?;
+    // Codec, sync marker, metadata and header are each file's own: several files have no
+    // one answer (and counting only the first one's blocks misled).
+    if let Source::Paths(paths) = &source {
+        if paths.len() > 1 {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "read_info describes one file; {} files were given ({}, ...): call it for each",
+                paths.len(),
+                paths[0]
+            )));
+        }
+    }
     let name = source.name();
     let raised = source.raised();
     let blocks = py

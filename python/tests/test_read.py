@@ -163,6 +163,28 @@ def test_schema_and_info_match_fastavro():
         assert info["blocks"] >= 1
 
 
+def test_info_of_several_files_is_refused_and_one_file_of_a_list_is_described(tmp_path):
+    # Counting only the first file's blocks for a list or glob of several misled.
+    paths = []
+    for i, n in enumerate((3, 5)):
+        paths.append(str(tmp_path / f"p{i}.avro"))
+        avrow.write_avro(pa.table({"a": pa.array(range(n))}), paths[-1])
+    with pytest.raises(ValueError, match="2 files"):
+        avrow.read_info(paths)
+    with pytest.raises(ValueError, match="2 files"):
+        avrow.read_info(str(tmp_path / "p*.avro"))
+    assert avrow.read_info(paths[1:])["records"] == 5
+    assert avrow.read_avro(paths).num_rows == 8
+
+
+def test_recursion_depth_zero_reads_nested_records(tmp_path):
+    schema = {"type": "record", "name": "r", "fields": [
+        {"name": "b", "type": {"type": "record", "name": "B", "fields": [{"name": "x", "type": "int"}]}}]}
+    buf = io.BytesIO()
+    fastavro.writer(buf, schema, [{"b": {"x": 1}}])
+    assert avrow.read_avro(buf.getvalue(), max_recursion_depth=0).to_pylist() == [{"b": {"x": 1}}]
+
+
 def test_ctrl_c_stops_a_read_between_batches(tmp_path):
     import _thread
     import signal

@@ -314,3 +314,66 @@ def test_times_outside_a_day_and_text_that_is_not_a_uuid_are_encode_errors(tmp_p
     avrow.write_avro(pa.table({"id": [good]}), path, avro_schema=schema)
     with open(path, "rb") as f:
         assert [str(r["id"]) for r in fastavro.reader(f)] == [good]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_an_all_null_dictionary_column_is_written_as_nulls(tmp_path, threads):
+    # pyarrow's dictionary_encode of an all-null column has an empty dictionary: it aborted the
+    # interpreter (a panic on a pool thread) or raised a PanicException.
+    import polars as pl
+
+    path = str(tmp_path / "d.avro")
+    for index in (pa.int8(), pa.uint64()):
+        col = pa.array([None, None], pa.string()).dictionary_encode().cast(pa.dictionary(index, pa.string()))
+        assert avrow.write_avro(pa.table({"d": col}), path, threads=threads) == 2
+        with open(path, "rb") as f:
+            assert [r["d"] for r in fastavro.reader(f)] == [None, None]
+    frame = pl.DataFrame({"c": pl.Series([None, None], dtype=pl.Categorical)})
+    assert avrow.write_avro(frame, path, threads=threads) == 2
+    with open(path, "rb") as f:
+        assert [r["c"] for r in fastavro.reader(f)] == [None, None]
+
+
+@pytest.mark.parametrize("codes", [[2, 4], [1, 0], [0, 1]])
+def test_union_children_take_their_own_branches_whatever_their_type_codes(tmp_path, codes):
+    kids = [pa.array([1 << 40], pa.int64()), pa.array([7], pa.int16())]
+    u = pa.UnionArray.from_dense(pa.array(codes, pa.int8()), pa.array([0, 0], pa.int32()), kids, ["a", "b"], codes)
+    path = str(tmp_path / "u.avro")
+    avrow.write_avro(pa.table({"u": u}), path, codec="none")
+    with open(path, "rb") as f:
+        reader = fastavro.reader(f)
+        # (pyarrow's union children are nullable: the union has a null branch.)
+        assert reader.writer_schema["fields"][0]["type"] == ["null", "long", "int"]
+        assert [r["u"] for r in reader] == [1 << 40, 7]
+    back = avrow.read_avro(path).column("u").chunks[0]
+    assert back.type_codes.to_pylist() == [1, 2]
+
+
+def test_inputs_pyarrow_cannot_take_are_schema_errors(tmp_path):
+    import polars as pl
+
+    path = str(tmp_path / "x.avro")
+    with pytest.raises(avrow.SchemaError, match="polars DataFrame"):
+        avrow.write_avro(pl.DataFrame({"i": pl.Series([1], dtype=pl.Int128)}), path)
+    with pytest.raises(avrow.SchemaError, match="record batch or a struct array"):
+        avrow.write_avro(pa.array([1, 2]), path)
+    assert not os.path.exists(path)
+
+
+def test_a_nested_projection_is_written_with_its_records_names(tmp_path):
+    import io
+
+    schema = {"type": "record", "name": "r", "namespace": "com.acme", "fields": [
+        {"name": "a", "type": "long"},
+        {"name": "b", "type": {"type": "record", "name": "B", "fields": [
+            {"name": "x", "type": "int"}, {"name": "y", "type": "string"}]}}]}
+    buf = io.BytesIO()
+    fastavro.writer(buf, schema, [{"a": 1, "b": {"x": 2, "y": "z"}}])
+    path = str(tmp_path / "p.avro")
+    avrow.write_avro(avrow.read_avro(buf.getvalue(), columns=["b.y"]), path)
+    written = json.loads(avrow.read_schema(path))
+    assert written["name"] == "com.acme.r"
+    assert written["fields"][0]["type"]["name"] == "com.acme.B"
+    assert [f["name"] for f in written["fields"][0]["type"]["fields"]] == ["y"]
+    with open(path, "rb") as f:
+        assert list(fastavro.reader(f)) == [{"b": {"y": "z"}}]

@@ -161,7 +161,8 @@ impl ReaderBuilder {
     }
 
     /// How deep a recursive type (a linked list, a tree) is unrolled into nested Arrow types
-    /// (default 16). Data nested deeper is an error naming the field, never truncated.
+    /// (default 16; at least 1: 0 reads as 1, every record being read once). Data nested
+    /// deeper is an error naming the field, never truncated.
     pub fn with_max_recursion_depth(mut self, depth: usize) -> Self {
         self.options.max_recursion_depth = depth;
         self

@@ -74,8 +74,9 @@ impl WriterBuilder {
     /// built. Without it: the `avro.schema` metadata of the Arrow schema (which avrow's reader
     /// sets, so that a file read and written again keeps its writer schema) if the columns
     /// still fit it; else, if the columns are some of its record's fields and fit their
-    /// types, that record cut to them ([`Schema::project_fields`]: a projection keeps the
-    /// record's name and named types); else the schema the README's mapping table derives.
+    /// types, that record cut to them, and the records inside them to the fields a nested
+    /// projection read ([`Schema::project_paths`]: a projection keeps the record's name and
+    /// named types); else the schema the README's mapping table derives.
     pub fn with_avro_schema(mut self, schema: Schema) -> Self {
         self.avro = Some(schema);
         self
@@ -182,25 +183,23 @@ impl WriterBuilder {
             // types, docs and defaults if their types still fit; columns that another format
             // changed (a union stored as a struct in Parquet) get a derived schema.
             None => {
-                let columns: Vec<&str> = self
-                    .arrow
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().as_str())
-                    .collect();
                 // Only if each column still has the type the recorded field reads as: a
                 // column renamed to another's name (`SELECT e AS s, s AS e`) would otherwise
                 // be written as that column's type (strings as enum symbols: an error at the
                 // first value that is none).
-                let recorded = avro_schema_for(&self.arrow)
-                    .ok()
-                    .filter(|s| columns_read_as(s, &self.arrow));
+                let recorded = avro_schema_for(&self.arrow).ok();
                 let whole = recorded
                     .clone()
+                    .filter(|s| columns_read_as(s, &self.arrow))
                     .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok());
+                // Else the columns' paths, nested ones too (`columns=["b.y"]`: record `b`
+                // cut to `y`), cut from the recorded record.
                 let plan = whole.or_else(|| {
+                    let paths = projection_paths(&self.arrow);
+                    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
                     recorded
-                        .and_then(|s| s.project_fields(&columns))
+                        .and_then(|s| s.project_paths(&paths))
+                        .filter(|s| columns_read_as(s, &self.arrow))
                         .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok())
                 });
                 match plan {
@@ -314,6 +313,33 @@ fn columns_read_as(recorded: &Schema, arrow: &arrow_schema::Schema) -> bool {
         read.field_with_name(f.name())
             .map_or(true, |r| alike(r.data_type(), f.data_type()))
     })
+}
+
+/// The projection paths `arrow`'s columns are (what a reader's projection of these columns
+/// names): a struct's fields below its name, through list items and map values; any other
+/// column whole.
+fn projection_paths(arrow: &arrow_schema::Schema) -> Vec<String> {
+    use arrow_schema::DataType as T;
+    fn walk(path: String, t: &T, out: &mut Vec<String>) {
+        match t {
+            T::Struct(fields) if !fields.is_empty() => {
+                for f in fields {
+                    walk(format!("{path}.{}", f.name()), f.data_type(), out);
+                }
+            }
+            T::List(item) | T::LargeList(item) => walk(path, item.data_type(), out),
+            T::Map(entries, _) => match entries.data_type() {
+                T::Struct(kv) if kv.len() == 2 => walk(path, kv[1].data_type(), out),
+                _ => out.push(path),
+            },
+            _ => out.push(path),
+        }
+    }
+    let mut out = Vec::new();
+    for f in arrow.fields() {
+        walk(f.name().clone(), f.data_type(), &mut out);
+    }
+    out
 }
 
 /// Said with each value a schema taken from the batch's `avro.schema` metadata cannot hold:

@@ -87,12 +87,15 @@ pub fn run(args: &SqlArgs) -> Result<()> {
         .iter()
         .map(|o| store_option(o))
         .collect::<Result<Vec<_>>>()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let partitions = match args.partitions {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        0 => cores,
         n => n,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(partitions)
+        // A thread a partition up to a thread a core: more partitions than cores share
+        // them (a thread each, with its stack, failed to start by the thousand: an abort).
+        .worker_threads(partitions.min(cores))
         // Deeply nested columns (a recursive schema unrolled to `max_recursion_depth`) are
         // walked recursively by arrow's and the parquet crate's writers: tokio's 2 MiB
         // default overflowed at depth 180 writing Parquet (an abort, in a debug build).

@@ -69,6 +69,25 @@ fn partitions_do_not_change_answers_and_tables_join() {
     ]);
     assert_eq!(one, four);
     assert!(one.starts_with("orders,wide,paid_total\n1500,"), "{one}");
+    // More partitions than cores share the cores' threads (a thread each aborted the
+    // process by the thousand); past 1024 is a usage error.
+    let many = sql(&[
+        "--table",
+        &o,
+        "--table",
+        &w,
+        "--partitions",
+        "64",
+        "--format",
+        "csv",
+        q,
+    ]);
+    assert_eq!(one, many);
+    avrow()
+        .args(["sql", "--partitions", "100000", "SELECT 1"])
+        .assert()
+        .code(2)
+        .stderr(contains("--partitions"));
 }
 
 #[test]

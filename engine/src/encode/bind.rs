@@ -5,11 +5,47 @@ use super::plan::{Plan, Scale};
 use super::views::{half_f16, BinRef, Decs, Ints, Offsets};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, ArrayRef, BooleanArray, FixedSizeBinaryArray, UnionArray};
+use arrow_array::{
+    AnyDictionaryArray, Array, ArrayRef, ArrowPrimitiveType, BooleanArray, FixedSizeBinaryArray,
+    UnionArray,
+};
+use arrow_buffer::ArrowNativeType;
 use arrow_buffer::NullBuffer;
 use arrow_schema::{DataType, IntervalUnit};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// The keys of `dict` as indexes into its values, [`NO_VALUE`] for a key that is not one (a
+/// negative key, or one past the values: only a null row may hold one in valid Arrow data,
+/// and an empty dictionary, an all-null column's, has no valid key at all). arrow's
+/// `normalized_keys` panics on an empty dictionary and clamps bad keys to the last value.
+fn dictionary_keys(dict: &dyn AnyDictionaryArray) -> Vec<usize> {
+    fn of<K: ArrowPrimitiveType>(keys: &dyn Array, len: usize) -> Vec<usize> {
+        let keys = keys.as_primitive::<K>().values();
+        keys.iter()
+            .map(|k| match k.to_i64() {
+                Some(k) if k >= 0 && (k as u64) < len as u64 => k as usize,
+                _ => NO_VALUE,
+            })
+            .collect()
+    }
+    let (keys, len) = (dict.keys(), dict.values().len());
+    match keys.data_type() {
+        DataType::Int8 => of::<Int8Type>(keys, len),
+        DataType::Int16 => of::<Int16Type>(keys, len),
+        DataType::Int32 => of::<Int32Type>(keys, len),
+        DataType::Int64 => of::<Int64Type>(keys, len),
+        DataType::UInt8 => of::<UInt8Type>(keys, len),
+        DataType::UInt16 => of::<UInt16Type>(keys, len),
+        DataType::UInt32 => of::<UInt32Type>(keys, len),
+        DataType::UInt64 => of::<UInt64Type>(keys, len),
+        // (Arrow has no other key type.)
+        _ => vec![NO_VALUE; keys.len()],
+    }
+}
+
+/// A dictionary key that names no value (see [`dictionary_keys`]).
+pub(super) const NO_VALUE: usize = usize::MAX;
 
 /// A plan bound to one array of a batch.
 pub(crate) struct Bound<'a> {
@@ -48,7 +84,7 @@ pub(crate) fn bind<'a>(plan: &'a Plan, array: &'a dyn Array, path: Arc<str>) -> 
         },
         Plan::Dictionary { value } => {
             let dict = array.as_any_dictionary();
-            let keys = dict.normalized_keys();
+            let keys = dictionary_keys(dict);
             match value.as_ref() {
                 Plan::Enum { bin, symbols } => {
                     let values = BinRef::of(dict.values().as_ref(), *bin);

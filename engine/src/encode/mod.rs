@@ -52,6 +52,9 @@ pub enum EncodeErrorKind {
     InvalidUuid(String),
     /// The batch's schema is not the one the plan was made for.
     SchemaMismatch(String),
+    /// A dictionary key of a non-null row that names none of the dictionary's values
+    /// (negative, or past them): invalid Arrow data.
+    DictionaryKey,
 }
 
 impl fmt::Display for EncodeErrorKind {
@@ -84,6 +87,9 @@ impl fmt::Display for EncodeErrorKind {
             ),
             EncodeErrorKind::SchemaMismatch(m) => {
                 write!(f, "batch schema differs from the writer's: {m}")
+            }
+            EncodeErrorKind::DictionaryKey => {
+                f.write_str("dictionary key names none of the dictionary's values")
             }
         }
     }

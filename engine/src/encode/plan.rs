@@ -223,15 +223,29 @@ impl<'a> Builder<'a> {
         if let DataType::Union(fields, mode) = t {
             let mut table: Vec<Option<(u32, Plan)>> = vec![None; 128];
             let mut used = vec![false; branches.len()];
+            // Where the derived schema puts the children that are not `Null`: in order, after
+            // a leading `null` branch.
+            let mut derived = usize::from(null == Some(0));
             for (type_id, f) in fields.iter() {
-                // The branch of the same index where the Arrow union came from avrow's reader
-                // (type id = branch index), else the first unused branch the child fits.
-                let preferred = usize::try_from(type_id)
-                    .ok()
-                    .filter(|&i| i < branches.len() && !used[i]);
-                let candidates = preferred
+                // The branch of the child's own Avro type (`long` for Int64: a looser fit
+                // such as `int` must not take it), else where the derived schema puts it,
+                // else the branch of the same index as its type id (a union avrow read:
+                // type id = branch index), else the first branch the child fits.
+                let natural =
+                    (0..branches.len()).find(|&i| self.natural(f.data_type(), &branches[i]));
+                let position = if matches!(f.data_type(), DataType::Null) {
+                    None
+                } else {
+                    derived += 1;
+                    Some(derived - 1)
+                };
+                let by_id = usize::try_from(type_id).ok();
+                let candidates = natural
                     .into_iter()
-                    .chain((0..branches.len()).filter(|&i| !used[i]));
+                    .chain(position)
+                    .chain(by_id)
+                    .chain(0..branches.len())
+                    .filter(|&i| i < branches.len() && !used[i]);
                 let mut found = None;
                 for i in candidates {
                     if let Ok(p) =

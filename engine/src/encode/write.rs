@@ -4,7 +4,7 @@
 //! and the row.
 
 use super::bind::Bound;
-use super::bind::Kind;
+use super::bind::{Kind, NO_VALUE};
 use super::plan::Scale;
 use super::sink::{put_fixed, put_long};
 use super::views::{Decs, Ints};
@@ -96,10 +96,14 @@ impl<'a> Bound<'a> {
                 }
                 values.put(i, out);
             }
-            Kind::Dict { keys, value } => value.write(keys[i], row, out)?,
-            Kind::DictEnum { keys, symbol } => match &symbol[keys[i]] {
-                Ok(s) => put_long(out, i64::from(*s)),
-                Err(v) => return Err(self.error(EncodeErrorKind::NotASymbol(v.clone()), row)),
+            Kind::Dict { keys, value } => match keys[i] {
+                NO_VALUE => return Err(self.error(EncodeErrorKind::DictionaryKey, row)),
+                key => value.write(key, row, out)?,
+            },
+            Kind::DictEnum { keys, symbol } => match symbol.get(keys[i]) {
+                Some(Ok(s)) => put_long(out, i64::from(*s)),
+                Some(Err(v)) => return Err(self.error(EncodeErrorKind::NotASymbol(v.clone()), row)),
+                None => return Err(self.error(EncodeErrorKind::DictionaryKey, row)),
             },
             Kind::Enum { values, symbols } => {
                 let b = values.get(i);

@@ -141,6 +141,30 @@ impl Schema {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn project_fields(&self, columns: &[&str]) -> Option<Schema> {
+        self.project_paths(columns)
+    }
+
+    /// [`Schema::project_fields`] for nested projections too: `paths` are dotted paths, as
+    /// a reader's projection names them (`"b.y"`, `"lines.sku"`: through records, array
+    /// items, map values and `["null", record]` unions), and a record reached by a path is
+    /// cut to the fields its paths name, in their order, keeping its name and named types.
+    /// `None` also where a named record would be cut in two ways (or where it is not a
+    /// record).
+    ///
+    /// ```
+    /// use avrow_engine::schema::Schema;
+    /// let s = Schema::parse(r#"{"type":"record","name":"r","namespace":"n","fields":[
+    ///     {"name":"a","type":"long"},
+    ///     {"name":"b","type":{"type":"array","items":{"type":"record","name":"B","fields":[
+    ///         {"name":"x","type":"int"},{"name":"y","type":"string"}]}}}]}"#)?;
+    /// let p = s.project_paths(&["b.y"]).unwrap();
+    /// assert_eq!(
+    ///     p.canonical_form(),
+    ///     r#"{"name":"n.r","type":"record","fields":[{"name":"b","type":{"type":"array","items":{"name":"n.B","type":"record","fields":[{"name":"y","type":"string"}]}}}]}"#
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn project_paths(&self, paths: &[&str]) -> Option<Schema> {
         let mut types = Merger::default();
         for named in self.named_types() {
             types
@@ -151,17 +175,94 @@ impl Schema {
         let Ty::Named(full) = &root else {
             return None;
         };
-        let index = *types.by_name.get(full)?;
-        let MergedDef::Record { fields, .. } = &mut types.named[index].def else {
-            return None;
-        };
-        let picked = columns
-            .iter()
-            .map(|c| fields.iter().find(|f| f.name == *c).cloned())
-            .collect::<Option<Vec<_>>>()?;
-        *fields = picked;
+        let mut selection = Selection::default();
+        for path in paths {
+            selection.add(path.split('.'));
+        }
+        if selection.0.is_empty() {
+            // No column: the record without fields (a selection without fields is a whole
+            // type below the root).
+            let index = *types.by_name.get(full)?;
+            let MergedDef::Record { fields, .. } = &mut types.named[index].def else {
+                return None;
+            };
+            fields.clear();
+        }
+        let mut cut = HashMap::new();
+        types.cut(&root, &selection, &mut cut)?;
         let mut defined = vec![false; types.named.len()];
         Schema::parse(&types.emit(&root, &mut defined).to_string()).ok()
+    }
+}
+
+/// The fields a projection keeps of a record, in order, each whole (no children) or cut to
+/// its own selection ([`Schema::project_paths`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Selection(Vec<(String, Selection)>);
+
+impl Selection {
+    fn add<'a>(&mut self, mut path: impl Iterator<Item = &'a str>) {
+        let Some(name) = path.next() else {
+            return;
+        };
+        let at = match self.0.iter().position(|(n, _)| n == name) {
+            Some(at) => at,
+            None => {
+                self.0.push((name.to_string(), Selection::default()));
+                self.0.len() - 1
+            }
+        };
+        self.0[at].1.add(path);
+    }
+}
+
+impl Merger {
+    /// Cut the record `ty` leads to (through arrays, maps and `["null", record]` unions) to
+    /// `selection` (nothing to cut where it is empty: the whole type). `cut`: the selection
+    /// each named record was cut to, which a second use must repeat.
+    fn cut(
+        &mut self,
+        ty: &Ty,
+        selection: &Selection,
+        cut: &mut HashMap<usize, Selection>,
+    ) -> Option<()> {
+        if selection.0.is_empty() {
+            return Some(());
+        }
+        match ty {
+            Ty::Array(items) | Ty::Map(items) => self.cut(items, selection, cut),
+            Ty::Union(branches) => {
+                let mut values = branches.iter().filter(|b| !is_null(b));
+                match (values.next(), values.next()) {
+                    (Some(value), None) => self.cut(value, selection, cut),
+                    _ => None,
+                }
+            }
+            Ty::Named(full) => {
+                let index = *self.by_name.get(full)?;
+                if let Some(before) = cut.get(&index) {
+                    return (before == selection).then_some(());
+                }
+                cut.insert(index, selection.clone());
+                let MergedDef::Record { fields, .. } = &self.named[index].def else {
+                    return None;
+                };
+                let picked = selection
+                    .0
+                    .iter()
+                    .map(|(name, _)| fields.iter().find(|f| f.name == *name).cloned())
+                    .collect::<Option<Vec<_>>>()?;
+                for (field, (_, sub)) in picked.iter().zip(&selection.0) {
+                    self.cut(&field.ty, sub, cut)?;
+                }
+                let MergedDef::Record { fields, .. } = &mut self.named[index].def else {
+                    return None;
+                };
+                *fields = picked;
+                Some(())
+            }
+            Ty::Primitive(..) => None,
+        }
     }
 }
 

@@ -455,3 +455,30 @@ fn recursive_tables_are_written_with_their_recursive_schema() {
         );
     }
 }
+
+/// A depth of 0 reads as 1: every record is read once (a nested record that is not recursive
+/// reads; a linked list reads one node, and two are an error), where 0 refused every nested
+/// record as "nested deeper than the maximum recursion depth 0".
+#[test]
+fn depth_zero_reads_every_record_once() {
+    let nested = r#"{"type":"record","name":"R","fields":[
+        {"name":"b","type":{"type":"record","name":"B","fields":[{"name":"x","type":"int"}]}}]}"#;
+    let row = Value::Record(vec![(
+        "b".into(),
+        Value::Record(vec![("x".into(), Value::Int(7))]),
+    )]);
+    let read = |bytes: Vec<u8>| {
+        avrow::ReaderBuilder::new()
+            .with_max_recursion_depth(0)
+            .read_bytes(bytes)
+            .and_then(|r| r.collect::<Result<Vec<_>, _>>())
+    };
+    let batches = read(write(nested, &[row])).expect("a record that is not recursive reads");
+    assert_eq!(batches[0].num_rows(), 1);
+    assert_eq!(
+        read(write(LIST, &[list(1, 0)])).expect("one node")[0].num_rows(),
+        1
+    );
+    let e = read(write(LIST, &[list(2, 0)])).expect_err("two nodes at depth 1");
+    assert!(e.to_string().contains("next"), "{e}");
+}

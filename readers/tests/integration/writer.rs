@@ -939,3 +939,197 @@ fn values_the_recorded_schema_cannot_hold_say_where_the_schema_came_from() {
     w.write(&bare).unwrap();
     assert_eq!(read_all(&w.finish().unwrap())[0].num_rows(), 2);
 }
+
+/// A dictionary column of nulls only (an empty dictionary: what pyarrow's `dictionary_encode`
+/// makes of an all-null column) is written as nulls; a key that names no value of its
+/// dictionary in a row that is not null (invalid Arrow data) is an error naming the column and
+/// row, not the last value.
+#[test]
+fn dictionaries_without_values_write_nulls_and_bad_keys_are_errors() {
+    use arrow_array::types::{Int8Type, UInt64Type};
+    use arrow_array::{DictionaryArray, Int8Array, UInt64Array};
+    let empty = || Arc::new(StringArray::from(Vec::<&str>::new())) as ArrayRef;
+    let columns: Vec<(&str, ArrayRef)> = vec![
+        (
+            "i8",
+            Arc::new(DictionaryArray::<Int8Type>::new(
+                Int8Array::from(vec![None, None, None]),
+                empty(),
+            )),
+        ),
+        (
+            "u64",
+            Arc::new(DictionaryArray::<UInt64Type>::new(
+                UInt64Array::from(vec![None, None, None]),
+                empty(),
+            )),
+        ),
+    ];
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    for threads in [1, 2] {
+        let file = write_all(std::slice::from_ref(&batch), Codec::Null, 1 << 16, threads);
+        let back = read_all(&file);
+        assert_eq!(back[0].num_rows(), 3);
+        for c in back[0].columns() {
+            assert_eq!(c.logical_null_count(), 3, "{c:?}");
+        }
+    }
+
+    // Invalid Arrow data, as a producer may still hand over: the key 5 names no value.
+    // SAFETY: `new_unchecked` skips the check that keys name values; nothing here indexes the
+    // values by key but the writer, which checks each key itself (the values have no nulls,
+    // so the array's logical nulls are the keys' own and do not look values up).
+    let bad = unsafe {
+        DictionaryArray::<Int8Type>::new_unchecked(
+            Int8Array::from(vec![Some(0), Some(5)]),
+            Arc::new(StringArray::from(vec!["a", "b"])),
+        )
+    };
+    let batch = RecordBatch::try_from_iter([("d", Arc::new(bad) as ArrayRef)]).unwrap();
+    let mut w = WriterBuilder::new(batch.schema())
+        .build(Vec::new())
+        .unwrap();
+    let err = w
+        .write(&batch)
+        .and_then(|()| w.finish().map(drop))
+        .unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("dictionary key") && msg.contains('d'), "{msg}");
+}
+
+/// A union's children go to the branches of their own types whatever their type ids: Int64
+/// to `long` and Int16 to `int` with type ids 2 and 4 (a looser fit, Int64 in the `int` at
+/// branch index 2, wrote small values in the wrong branch and refused large ones).
+#[test]
+fn union_children_take_their_own_branches_whatever_their_type_ids() {
+    use arrow_array::{Int16Array, UnionArray};
+    use arrow_buffer::ScalarBuffer;
+    use arrow_schema::{DataType, Field, UnionFields};
+    for (ids, dense) in [
+        ([2i8, 4], true),
+        ([2, 4], false),
+        ([1, 0], true),
+        ([0, 1], true),
+    ] {
+        let fields = UnionFields::try_new(
+            ids,
+            [
+                Field::new("a", DataType::Int64, false),
+                Field::new("b", DataType::Int16, false),
+            ],
+        )
+        .unwrap();
+        let (a, b): (ArrayRef, ArrayRef) = if dense {
+            (
+                Arc::new(Int64Array::from(vec![1i64 << 40])),
+                Arc::new(Int16Array::from(vec![7i16])),
+            )
+        } else {
+            (
+                Arc::new(Int64Array::from(vec![1i64 << 40, 0])),
+                Arc::new(Int16Array::from(vec![0i16, 7])),
+            )
+        };
+        let offsets = dense.then(|| ScalarBuffer::from(vec![0i32, 0]));
+        let union = UnionArray::try_new(
+            fields,
+            ScalarBuffer::from(vec![ids[0], ids[1]]),
+            offsets,
+            vec![a, b],
+        )
+        .unwrap();
+        let batch = RecordBatch::try_from_iter([("u", Arc::new(union) as ArrayRef)]).unwrap();
+        let w = WriterBuilder::new(batch.schema())
+            .build(Vec::new())
+            .unwrap();
+        assert_eq!(
+            w.avro_schema().canonical_form(),
+            r#"{"name":"topLevelRecord","type":"record","fields":[{"name":"u","type":["long","int"]}]}"#
+        );
+        let file = write_all(std::slice::from_ref(&batch), Codec::Null, 1 << 16, 1);
+        let back = read_all(&file);
+        let u = back[0].column(0).as_union();
+        // Read back, type id = branch index: the long first, then the int.
+        assert_eq!((u.type_id(0), u.type_id(1)), (0, 1), "ids {ids:?}");
+        let longs = u.child(0).as_primitive::<arrow_array::types::Int64Type>();
+        let ints = u.child(1).as_primitive::<arrow_array::types::Int32Type>();
+        assert_eq!(longs.value(u.value_offset(0)), 1 << 40, "ids {ids:?}");
+        assert_eq!(ints.value(u.value_offset(1)), 7, "ids {ids:?}");
+    }
+}
+
+/// A nested projection (`b.y`, `lines.sku`) is written as the recorded record with its
+/// nested records cut to the fields read, names kept; a named record the projection cuts in
+/// two ways gets a derived schema.
+#[test]
+fn a_nested_projection_keeps_its_records_cut_to_the_fields_read() {
+    let schema = avrow::Schema::parse(
+        r#"{"type": "record", "name": "r", "namespace": "com.acme", "fields": [
+              {"name": "a", "type": "long"},
+              {"name": "b", "type": {"type": "record", "name": "B", "fields": [
+                  {"name": "x", "type": "int"}, {"name": "y", "type": "string"}]}},
+              {"name": "lines", "type": {"type": "array", "items": {"type": "record",
+                  "name": "Line", "fields": [{"name": "sku", "type": "string"},
+                                             {"name": "qty", "type": "int"}]}}},
+              {"name": "c", "type": ["null", "B"], "default": null}]}"#,
+    )
+    .unwrap();
+    let value = apache_avro::types::Value::Record(vec![
+        ("a".into(), apache_avro::types::Value::Long(1)),
+        (
+            "b".into(),
+            apache_avro::types::Value::Record(vec![
+                ("x".into(), apache_avro::types::Value::Int(2)),
+                ("y".into(), apache_avro::types::Value::String("z".into())),
+            ]),
+        ),
+        (
+            "lines".into(),
+            apache_avro::types::Value::Array(vec![apache_avro::types::Value::Record(vec![
+                ("sku".into(), apache_avro::types::Value::String("s".into())),
+                ("qty".into(), apache_avro::types::Value::Int(3)),
+            ])]),
+        ),
+        (
+            "c".into(),
+            apache_avro::types::Value::Union(0, Box::new(apache_avro::types::Value::Null)),
+        ),
+    ]);
+    let apache = apache_avro::Schema::parse_str(schema.json()).unwrap();
+    let mut w = apache_avro::Writer::new(&apache, Vec::new()).unwrap();
+    w.append_value_ref(&value).unwrap();
+    let file = w.into_inner().unwrap();
+    let written = |columns: &[&str]| {
+        let batches: Vec<RecordBatch> = ReaderBuilder::new()
+            .with_projection(columns.iter().copied())
+            .read_bytes(file.clone())
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let mut w = WriterBuilder::new(batches[0].schema())
+            .build(Vec::new())
+            .unwrap();
+        let canonical = w.avro_schema().canonical_form();
+        for b in &batches {
+            w.write(b).unwrap();
+        }
+        let again = read_all(&w.finish().unwrap());
+        assert!(same_columns(&again, &batches), "{columns:?}");
+        canonical
+    };
+    assert_eq!(
+        written(&["b.y", "lines.sku"]),
+        r#"{"name":"com.acme.r","type":"record","fields":[{"name":"b","type":{"name":"com.acme.B","type":"record","fields":[{"name":"y","type":"string"}]}},{"name":"lines","type":{"type":"array","items":{"name":"com.acme.Line","type":"record","fields":[{"name":"sku","type":"string"}]}}}]}"#
+    );
+    // `B` cut to `y` here and to `x` there: no one cut of the named record, derived.
+    assert!(
+        written(&["b.y", "c.x"]).starts_with(r#"{"name":"topLevelRecord""#),
+        "{}",
+        written(&["b.y", "c.x"])
+    );
+    // Cut the same way in both places: the named record once, referred to again.
+    assert_eq!(
+        written(&["a", "b.x", "c.x"]),
+        r#"{"name":"com.acme.r","type":"record","fields":[{"name":"a","type":"long"},{"name":"b","type":{"name":"com.acme.B","type":"record","fields":[{"name":"x","type":"int"}]}},{"name":"c","type":["null","com.acme.B"]}]}"#
+    );
+}

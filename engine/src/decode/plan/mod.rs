@@ -35,7 +35,7 @@ pub struct DecodeOptions {
     /// map values and nullable unions (`"lines.sku"`). `None` decodes everything.
     pub projection: Option<Vec<String>>,
     /// How many times a recursive named type may nest inside itself before the mapping stops;
-    /// data nested deeper is an error.
+    /// data nested deeper is an error. At least 1 (0 reads as 1): every record is read once.
     pub max_recursion_depth: usize,
     /// Map `string`/`bytes` to `Utf8View`/`BinaryView` instead of `Utf8`/`Binary`.
     pub utf8_view: bool,
@@ -104,6 +104,18 @@ pub(crate) fn compile(
     reader: Option<&Schema>,
     opts: &DecodeOptions,
 ) -> Result<Compiled, PlanError> {
+    // Every record is read once, recursive or not: a depth of 0 (which would refuse every
+    // nested record, recursive or not) reads as 1.
+    let at_least_once;
+    let opts = if opts.max_recursion_depth == 0 {
+        at_least_once = DecodeOptions {
+            max_recursion_depth: 1,
+            ..opts.clone()
+        };
+        &at_least_once
+    } else {
+        opts
+    };
     // A projected column has the type it has in the whole table: the depth is the one the
     // whole schema fits, not the (deeper) one the projection alone would.
     if opts.projection.is_some() && (recursive(writer) || reader.is_some_and(recursive)) {
