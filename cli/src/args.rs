@@ -427,7 +427,8 @@ pub struct SqlArgs {
     pub options: Vec<String>,
 
     /// Partitions (parallel scans and operators), at most 1024; 0 uses every core. The
-    /// query runs on at most one thread a core, whatever the partitions.
+    /// query's operators run on one thread a core at most (each partition's scan decodes on
+    /// a thread of its own).
     #[arg(short, long, value_name = "N", default_value_t = 0,
           value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=1024))]
     pub partitions: usize,

@@ -25,25 +25,37 @@ pub(crate) enum Use {
     Fields(Vec<Vec<String>>),
 }
 
-/// The table's type `table` in the shape of `read`, a pruned read of it: a struct keeps the
-/// fields read, in the order read, each with the table's type of that field (pruned the same
-/// way where both are structs), so that the batch adapter casts a file's narrower types (an
-/// `int` where another file has `long`) to what the plan's `get_field` returns.
-pub(crate) fn pruned_like(table: &DataType, read: &DataType) -> DataType {
-    match (table, read) {
-        (DataType::Struct(table), DataType::Struct(read)) => DataType::Struct(
-            read.iter()
-                .map(|r| match table.iter().find(|t| t.name() == r.name()) {
-                    Some(t) => Arc::new(
-                        t.as_ref()
-                            .clone()
-                            .with_data_type(pruned_like(t.data_type(), r.data_type())),
-                    ),
-                    None => Arc::clone(r),
+/// The table's type `table` of a column that a query uses only through `paths` (the field
+/// names below the column, `["a", "b"]` for `s.a.b`): a struct keeps the fields on a path, in
+/// the table's order, each cut the same way below, and whole where a path ends. The batch
+/// adapter casts each file's read (cut to those paths where the file has them, else whole)
+/// to it by name, so a file's narrower types (an `int` where another file has `long`) and
+/// missing fields come out as the plan's `get_field` expects.
+pub(crate) fn pruned_to(table: &DataType, paths: &[Vec<&str>]) -> DataType {
+    if paths.iter().any(Vec::is_empty) {
+        return table.clone();
+    }
+    match table {
+        DataType::Struct(fields) => DataType::Struct(
+            fields
+                .iter()
+                .filter_map(|f| {
+                    let below: Vec<Vec<&str>> = paths
+                        .iter()
+                        .filter(|p| p[0] == f.name().as_str())
+                        .map(|p| p[1..].to_vec())
+                        .collect();
+                    (!below.is_empty()).then(|| {
+                        Arc::new(
+                            f.as_ref()
+                                .clone()
+                                .with_data_type(pruned_to(f.data_type(), &below)),
+                        )
+                    })
                 })
                 .collect(),
         ),
-        _ => table.clone(),
+        other => other.clone(),
     }
 }
 
@@ -123,8 +135,10 @@ pub(crate) fn cast_maps(
     )?)
 }
 
+/// `array` as `to`: records by field name (a field the array lacks is null), through lists
+/// and maps (map values' records too, at any depth), anything else by DataFusion's cast.
 fn cast_map_entries(array: &ArrayRef, to: &DataType) -> datafusion::common::Result<ArrayRef> {
-    use arrow::array::{GenericListArray, MapArray, OffsetSizeTrait};
+    use arrow::array::{new_null_array, GenericListArray, MapArray, OffsetSizeTrait};
     fn list<O: OffsetSizeTrait>(
         array: &ArrayRef,
         to: &arrow::datatypes::FieldRef,
@@ -141,13 +155,12 @@ fn cast_map_entries(array: &ArrayRef, to: &DataType) -> datafusion::common::Resu
     if array.data_type() == to {
         return Ok(Arc::clone(array));
     }
-    match to {
-        DataType::Map(entries, sorted) => {
+    match (array.data_type(), to) {
+        (DataType::Map(..), DataType::Map(entries, sorted)) => {
             let m = array.as_map();
-            let cast = datafusion::common::nested_struct::cast_column(
+            let cast = cast_map_entries(
                 &(Arc::new(m.entries().clone()) as ArrayRef),
                 entries.data_type(),
-                &datafusion::common::format::DEFAULT_CAST_OPTIONS,
             )?;
             Ok(Arc::new(MapArray::try_new(
                 Arc::clone(entries),
@@ -157,13 +170,18 @@ fn cast_map_entries(array: &ArrayRef, to: &DataType) -> datafusion::common::Resu
                 *sorted,
             )?))
         }
-        DataType::Struct(fields) => {
+        (DataType::Struct(_), DataType::Struct(fields)) => {
             let s = array.as_struct();
-            let columns = s
-                .columns()
+            let columns = fields
                 .iter()
-                .zip(fields.iter())
-                .map(|(c, f)| cast_map_entries(c, f.data_type()))
+                .map(|f| match s.column_by_name(f.name()) {
+                    Some(c) => cast_map_entries(c, f.data_type()),
+                    None if f.is_nullable() => Ok(new_null_array(f.data_type(), s.len())),
+                    None => Err(datafusion::common::DataFusionError::Execution(format!(
+                        "field {} of a record is missing and cannot be null",
+                        f.name()
+                    ))),
+                })
                 .collect::<datafusion::common::Result<Vec<_>>>()?;
             Ok(Arc::new(StructArray::try_new_with_length(
                 fields.clone(),
@@ -172,9 +190,13 @@ fn cast_map_entries(array: &ArrayRef, to: &DataType) -> datafusion::common::Resu
                 s.len(),
             )?))
         }
-        DataType::List(item) => list::<i32>(array, item),
-        DataType::LargeList(item) => list::<i64>(array, item),
-        _ => Ok(Arc::clone(array)),
+        (DataType::List(_), DataType::List(item)) => list::<i32>(array, item),
+        (DataType::LargeList(_), DataType::LargeList(item)) => list::<i64>(array, item),
+        _ => datafusion::common::nested_struct::cast_column(
+            array,
+            to,
+            &datafusion::common::format::DEFAULT_CAST_OPTIONS,
+        ),
     }
 }
 

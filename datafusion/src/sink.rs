@@ -99,16 +99,26 @@ impl Write for Pending {
     }
 }
 
-/// An error of one output file, naming it.
-fn file_error(path: &Path, e: impl fmt::Display) -> DataFusionError {
-    DataFusionError::Execution(format!("writing {path}: {e}"))
+/// An error of one output file, naming it (`name`: [`output_name`]).
+fn file_error(name: &str, e: impl fmt::Display) -> DataFusionError {
+    DataFusionError::Execution(format!("writing {name}: {e}"))
 }
 
-/// Writes one output file from its batches: the rows written, or `None` where the query
-/// failed while producing them (`input`, sent once the input has ended, says whether it
-/// succeeded) and the file was abandoned.
+/// How errors name the output `path` of the store at `store_url`: a local file by its path
+/// (the store's paths have no leading `/`), any other by its URL.
+fn output_name(store_url: &str, path: &Path) -> String {
+    match store_url.strip_prefix("file://") {
+        Some(_) => format!("/{path}"),
+        None => format!("{}/{path}", store_url.trim_end_matches('/')),
+    }
+}
+
+/// Writes one output file (its store path, and its name in errors: [`output_name`]) from its
+/// batches: the rows written, or `None` where the query failed while producing them
+/// (`input`, sent once the input has ended, says whether it succeeded) and the file was
+/// abandoned.
 async fn write_file(
-    path: Path,
+    (path, name): (Path, String),
     mut batches: tokio::sync::mpsc::Receiver<arrow::array::RecordBatch>,
     schema: SchemaRef,
     options: AvrowWriteOptions,
@@ -122,9 +132,9 @@ async fn write_file(
         let mut writer = options
             .builder(schema)
             .build(pending.clone())
-            .map_err(|e| file_error(&path, e))?;
+            .map_err(|e| file_error(&name, e))?;
         while let Some(batch) = batches.recv().await {
-            writer.write(&batch).map_err(|e| file_error(&path, e))?;
+            writer.write(&batch).map_err(|e| file_error(&name, e))?;
             let bytes = pending.take(FLUSH_BYTES);
             if !bytes.is_empty() {
                 out.write_all(&bytes).await?;
@@ -140,7 +150,7 @@ async fn write_file(
             return Ok(None);
         }
         let rows = writer.rows();
-        writer.finish().map_err(|e| file_error(&path, e))?;
+        writer.finish().map_err(|e| file_error(&name, e))?;
         out.write_all(&pending.take(0)).await?;
         out.shutdown().await?;
         Ok::<_, DataFusionError>(Some(rows))
@@ -176,9 +186,11 @@ impl FileSink for AvrowSink {
             .objectstore_writer_buffer_size;
         let (input_done, input) = watch::channel(None);
         let mut tasks: JoinSet<Result<Option<u64>>> = JoinSet::new();
+        let store_url = self.config.object_store_url.as_str().to_string();
         while let Some((path, batches)) = file_stream_rx.recv().await {
+            let name = output_name(&store_url, &path);
             tasks.spawn(write_file(
-                path,
+                (path, name),
                 batches,
                 Arc::clone(&schema),
                 self.options.clone(),
@@ -230,5 +242,20 @@ impl DataSink for AvrowSink {
         context: &Arc<TaskContext>,
     ) -> Result<u64> {
         FileSink::write_all(self, data, context).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_are_named_by_their_local_path_or_their_url() {
+        let path = Path::from("tmp/x/out.avro");
+        assert_eq!(output_name("file:///", &path), "/tmp/x/out.avro");
+        assert_eq!(
+            output_name("s3://bucket/", &path),
+            "s3://bucket/tmp/x/out.avro"
+        );
     }
 }

@@ -494,7 +494,7 @@ impl Scan {
         // Struct columns read only through some of their fields: those fields' paths, where
         // this file's column is a struct holding them.
         let mut paths: Vec<&str> = Vec::with_capacity(names.len());
-        let mut pruned = false;
+        let mut cut: Vec<&str> = Vec::new();
         for name in &names {
             let fields = nested.get(*name).filter(|fields| {
                 file_schema.field_with_name(name).is_ok_and(|f| {
@@ -506,12 +506,13 @@ impl Scan {
             });
             match fields {
                 Some(fields) => {
-                    pruned = true;
+                    cut.push(name);
                     paths.extend(fields.iter().map(String::as_str));
                 }
                 None => paths.push(name),
             }
         }
+        let pruned = !cut.is_empty();
         let mut builder = options.builder(batch_size);
         if !whole || pruned {
             builder = builder.with_projection(paths.iter().copied());
@@ -522,24 +523,28 @@ impl Scan {
         // fields take the table's types, which the plan's `get_field` returns.
         let read = reader.schema();
         let target = if pruned {
-            let fields: Vec<_> =
-                projected
-                    .fields()
-                    .iter()
-                    .map(|f| {
-                        match (
-                            nested.contains_key(f.name()),
-                            read.field_with_name(f.name()),
-                        ) {
-                            // The table's types for the fields read (an `int` of this file
-                            // read as the table's `long`), in the read struct's shape.
-                            (true, Ok(read)) => Arc::new(f.as_ref().clone().with_data_type(
-                                nested::pruned_like(f.data_type(), read.data_type()),
-                            )),
-                            _ => Arc::clone(f),
-                        }
-                    })
-                    .collect();
+            let fields: Vec<_> = projected
+                .fields()
+                .iter()
+                .map(|f| match nested.get(f.name()) {
+                    // The table's type cut to the paths the query uses: what the plan's
+                    // `get_field` returns, an `int` of this file as the table's `long`, a
+                    // record at a path's end whole. (A column read whole here, where the
+                    // file lacks a field the query names, takes the table's whole type.)
+                    Some(paths) if cut.contains(&f.name().as_str()) => {
+                        let paths: Vec<Vec<&str>> = paths
+                            .iter()
+                            .map(|p| p.split('.').skip(1).collect())
+                            .collect();
+                        Arc::new(
+                            f.as_ref()
+                                .clone()
+                                .with_data_type(nested::pruned_to(f.data_type(), &paths)),
+                        )
+                    }
+                    _ => Arc::clone(f),
+                })
+                .collect();
             Arc::new(arrow::datatypes::Schema::new_with_metadata(
                 fields,
                 projected.metadata().clone(),

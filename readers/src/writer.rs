@@ -188,20 +188,32 @@ impl WriterBuilder {
                 // be written as that column's type (strings as enum symbols: an error at the
                 // first value that is none).
                 let recorded = avro_schema_for(&self.arrow).ok();
-                let whole = recorded
+                let fits = recorded.clone().filter(|s| columns_read_as(s, &self.arrow));
+                let whole = fits
                     .clone()
-                    .filter(|s| columns_read_as(s, &self.arrow))
                     .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok());
-                // Else the columns' paths, nested ones too (`columns=["b.y"]`: record `b`
-                // cut to `y`), cut from the recorded record.
-                let plan = whole.or_else(|| {
-                    let paths = projection_paths(&self.arrow);
-                    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
-                    recorded
-                        .and_then(|s| s.project_paths(&paths))
-                        .filter(|s| columns_read_as(s, &self.arrow))
-                        .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok())
-                });
+                // Else the columns cut from the recorded record (a projection of whole
+                // columns: recursive types stay recursive), else their paths, nested ones
+                // too (`columns=["b.y"]`: record `b` cut to `y`).
+                let columns: Vec<&str> = self
+                    .arrow
+                    .fields()
+                    .iter()
+                    .map(|f| f.name().as_str())
+                    .collect();
+                let plan = whole
+                    .or_else(|| {
+                        fits.and_then(|s| s.project_fields(&columns))
+                            .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok())
+                    })
+                    .or_else(|| {
+                        let paths = projection_paths(&self.arrow);
+                        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+                        recorded
+                            .and_then(|s| s.project_paths(&paths))
+                            .filter(|s| columns_read_as(s, &self.arrow))
+                            .and_then(|s| EncodePlan::new(self.arrow.clone(), s).ok())
+                    });
                 match plan {
                     Some(plan) => Ok(plan.with_note(RECORDED_NOTE)),
                     None => derive(),

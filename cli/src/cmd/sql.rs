@@ -95,6 +95,7 @@ pub fn run(args: &SqlArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         // A thread a partition up to a thread a core: more partitions than cores share
         // them (a thread each, with its stack, failed to start by the thousand: an abort).
+        // Scans decode on tokio's blocking threads, one a partition scanning.
         .worker_threads(partitions.min(cores))
         // Deeply nested columns (a recursive schema unrolled to `max_recursion_depth`) are
         // walked recursively by arrow's and the parquet crate's writers: tokio's 2 MiB

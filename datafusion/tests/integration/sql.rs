@@ -798,3 +798,120 @@ async fn maps_of_records_that_evolved_read_as_one_table() {
         assert_eq!(whole.iter().map(|b| b.num_rows()).sum::<usize>(), 2);
     }
 }
+
+/// Records inside records and maps inside map values that differ between files, used
+/// through `get_field`: a record at the end of a path takes the table's whole type (fields
+/// another file lacks null), a column read whole in one file (which lacks a field the query
+/// names) and cut in another still answers, and a map of maps of records casts at every
+/// level.
+#[tokio::test]
+async fn nested_records_and_maps_of_maps_that_evolved_answer_through_get_field() {
+    use arrow::array::{Array, ArrayRef, Int64Array, MapArray, StringArray, StructArray};
+    use arrow::buffer::OffsetBuffer;
+    use arrow::datatypes::{DataType, Field, Fields};
+    use std::sync::Arc;
+
+    let record = |fields: Vec<(&str, ArrayRef)>| -> ArrayRef {
+        Arc::new(StructArray::from(
+            fields
+                .into_iter()
+                .map(|(n, a)| (Arc::new(Field::new(n, a.data_type().clone(), false)), a))
+                .collect::<Vec<_>>(),
+        ))
+    };
+    let long = |v: i64| Arc::new(Int64Array::from(vec![v])) as ArrayRef;
+    let map_of = |values: ArrayRef, key: &str| -> ArrayRef {
+        let entries = StructArray::new(
+            Fields::from(vec![
+                Field::new("keys", DataType::Utf8, false),
+                Field::new("values", values.data_type().clone(), false),
+            ]),
+            vec![Arc::new(StringArray::from(vec![key])) as ArrayRef, values],
+            None,
+        );
+        Arc::new(MapArray::new(
+            Arc::new(Field::new("entries", entries.data_type().clone(), false)),
+            OffsetBuffer::new(vec![0, 1].into()),
+            entries,
+            None,
+            false,
+        ))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    file_of(
+        &dir.path().join("1.avro"),
+        vec![
+            ("id", long(1)),
+            ("s", record(vec![("a", record(vec![("x", long(10))]))])),
+            ("u", record(vec![("q", long(11))])),
+            (
+                "mm",
+                map_of(map_of(record(vec![("p", long(12))]), "in"), "out"),
+            ),
+        ],
+    );
+    file_of(
+        &dir.path().join("2.avro"),
+        vec![
+            ("id", long(2)),
+            (
+                "s",
+                record(vec![
+                    (
+                        "a",
+                        record(vec![
+                            ("x", long(20)),
+                            ("y", Arc::new(StringArray::from(vec!["why"])) as ArrayRef),
+                        ]),
+                    ),
+                    ("p", long(21)),
+                ]),
+            ),
+            ("u", record(vec![("q", long(22))])),
+            (
+                "mm",
+                map_of(
+                    map_of(
+                        record(vec![
+                            ("p", long(23)),
+                            ("r", Arc::new(StringArray::from(vec!["r"])) as ArrayRef),
+                        ]),
+                        "in",
+                    ),
+                    "out",
+                ),
+            ),
+        ],
+    );
+    let location = format!("{}/", dir.path().display());
+    for partitions in [1, 2] {
+        let ctx = avrow_ctx(partitions);
+        create(&ctx, "t", std::path::Path::new(&location)).await;
+        for (q, want) in [
+            (
+                "SELECT id, s['a']['y'] FROM t ORDER BY id",
+                vec![vec!["1", "NULL"], vec!["2", "why"]],
+            ),
+            (
+                "SELECT id, s['p'], u['q'] FROM t ORDER BY id",
+                vec![vec!["1", "NULL", "11"], vec!["2", "21", "22"]],
+            ),
+            (
+                "SELECT id, mm['out']['in']['p'], mm['out']['in']['r'] FROM t ORDER BY id",
+                vec![vec!["1", "12", "NULL"], vec!["2", "23", "r"]],
+            ),
+        ] {
+            let got = rows(&query(&ctx, q).await).unwrap();
+            let want: Vec<Vec<String>> = want
+                .into_iter()
+                .map(|r| r.into_iter().map(String::from).collect())
+                .collect();
+            assert_eq!(got, want, "{q}, {partitions} partitions");
+        }
+        let got = text(&query(&ctx, "SELECT s['a'] AS a FROM t ORDER BY id").await);
+        assert!(
+            got.contains("{x: 10, y: }") && got.contains("{x: 20, y: why}"),
+            "{got}"
+        );
+    }
+}

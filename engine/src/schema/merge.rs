@@ -188,8 +188,9 @@ impl Schema {
             };
             fields.clear();
         }
+        let root_index = *types.by_name.get(full)?;
         let mut cut = HashMap::new();
-        types.cut(&root, &selection, &mut cut)?;
+        types.cut(&root, &selection, &mut cut, root_index)?;
         let mut defined = vec![false; types.named.len()];
         Schema::parse(&types.emit(&root, &mut defined).to_string()).ok()
     }
@@ -218,32 +219,34 @@ impl Selection {
 
 impl Merger {
     /// Cut the record `ty` leads to (through arrays, maps and `["null", record]` unions) to
-    /// `selection` (nothing to cut where it is empty: the whole type). `cut`: the selection
-    /// each named record was cut to, which a second use must repeat.
+    /// `selection` (where it is empty: the whole type, and every record in it whole). `cut`:
+    /// the selection each named record was cut to (`None`: whole), which every other use
+    /// must repeat.
     fn cut(
         &mut self,
         ty: &Ty,
         selection: &Selection,
-        cut: &mut HashMap<usize, Selection>,
+        cut: &mut HashMap<usize, Option<Selection>>,
+        root: usize,
     ) -> Option<()> {
         if selection.0.is_empty() {
-            return Some(());
+            return self.whole(ty, cut, root);
         }
         match ty {
-            Ty::Array(items) | Ty::Map(items) => self.cut(items, selection, cut),
+            Ty::Array(items) | Ty::Map(items) => self.cut(items, selection, cut, root),
             Ty::Union(branches) => {
                 let mut values = branches.iter().filter(|b| !is_null(b));
                 match (values.next(), values.next()) {
-                    (Some(value), None) => self.cut(value, selection, cut),
+                    (Some(value), None) => self.cut(value, selection, cut, root),
                     _ => None,
                 }
             }
             Ty::Named(full) => {
                 let index = *self.by_name.get(full)?;
                 if let Some(before) = cut.get(&index) {
-                    return (before == selection).then_some(());
+                    return (before.as_ref() == Some(selection)).then_some(());
                 }
-                cut.insert(index, selection.clone());
+                cut.insert(index, Some(selection.clone()));
                 let MergedDef::Record { fields, .. } = &self.named[index].def else {
                     return None;
                 };
@@ -253,7 +256,7 @@ impl Merger {
                     .map(|(name, _)| fields.iter().find(|f| f.name == *name).cloned())
                     .collect::<Option<Vec<_>>>()?;
                 for (field, (_, sub)) in picked.iter().zip(&selection.0) {
-                    self.cut(&field.ty, sub, cut)?;
+                    self.cut(&field.ty, sub, cut, root)?;
                 }
                 let MergedDef::Record { fields, .. } = &mut self.named[index].def else {
                     return None;
@@ -262,6 +265,35 @@ impl Merger {
                 Some(())
             }
             Ty::Primitive(..) => None,
+        }
+    }
+
+    /// [`Merger::cut`] of a type used whole: every named record in it must be whole
+    /// wherever else it is used, but the root record (`root`), whose references to itself
+    /// follow its cut.
+    fn whole(
+        &self,
+        ty: &Ty,
+        cut: &mut HashMap<usize, Option<Selection>>,
+        root: usize,
+    ) -> Option<()> {
+        match ty {
+            Ty::Primitive(..) => Some(()),
+            Ty::Array(items) | Ty::Map(items) => self.whole(items, cut, root),
+            Ty::Union(branches) => branches.iter().try_for_each(|b| self.whole(b, cut, root)),
+            Ty::Named(full) => {
+                let index = *self.by_name.get(full)?;
+                if let Some(before) = cut.get(&index) {
+                    return (before.is_none() || index == root).then_some(());
+                }
+                cut.insert(index, None);
+                match &self.named[index].def {
+                    MergedDef::Record { fields, .. } => {
+                        fields.iter().try_for_each(|f| self.whole(&f.ty, cut, root))
+                    }
+                    MergedDef::Enum(_) | MergedDef::Fixed(_) => Some(()),
+                }
+            }
         }
     }
 }

@@ -994,7 +994,10 @@ fn dictionaries_without_values_write_nulls_and_bad_keys_are_errors() {
         .and_then(|()| w.finish().map(drop))
         .unwrap_err();
     let msg = err.to_string();
-    assert!(msg.contains("dictionary key") && msg.contains('d'), "{msg}");
+    assert!(
+        msg.contains("dictionary key") && msg.contains("column d, row 1"),
+        "{msg}"
+    );
 }
 
 /// A union's children go to the branches of their own types whatever their type ids: Int64
@@ -1127,9 +1130,58 @@ fn a_nested_projection_keeps_its_records_cut_to_the_fields_read() {
         "{}",
         written(&["b.y", "c.x"])
     );
+    // `B` cut to `y` here and whole there: derived too.
+    assert!(written(&["b.y", "c"]).starts_with(r#"{"name":"topLevelRecord""#));
     // Cut the same way in both places: the named record once, referred to again.
     assert_eq!(
         written(&["a", "b.x", "c.x"]),
         r#"{"name":"com.acme.r","type":"record","fields":[{"name":"a","type":"long"},{"name":"b","type":{"name":"com.acme.B","type":"record","fields":[{"name":"x","type":"int"}]}},{"name":"c","type":["null","com.acme.B"]}]}"#
+    );
+}
+
+/// A projection of whole columns keeps a recursive record recursive (cutting nested records
+/// to the paths read must not unroll it).
+#[test]
+fn a_projection_of_a_recursive_column_keeps_it_recursive() {
+    use apache_avro::types::Value;
+    let schema = r#"{"type": "record", "name": "R", "fields": [
+        {"name": "id", "type": "int"}, {"name": "other", "type": "string"},
+        {"name": "tree", "type": {"type": "record", "name": "Tree", "fields": [
+            {"name": "v", "type": "int"},
+            {"name": "kids", "type": {"type": "array", "items": "Tree"}}]}}]}"#;
+    let leaf = |v| {
+        Value::Record(vec![
+            ("v".into(), Value::Int(v)),
+            ("kids".into(), Value::Array(vec![])),
+        ])
+    };
+    let row = Value::Record(vec![
+        ("id".into(), Value::Int(1)),
+        ("other".into(), Value::String("o".into())),
+        (
+            "tree".into(),
+            Value::Record(vec![
+                ("v".into(), Value::Int(2)),
+                ("kids".into(), Value::Array(vec![leaf(3)])),
+            ]),
+        ),
+    ]);
+    let apache = apache_avro::Schema::parse_str(schema).unwrap();
+    let mut w = apache_avro::Writer::new(&apache, Vec::new()).unwrap();
+    w.append_value_ref(&row).unwrap();
+    let file = w.into_inner().unwrap();
+    let batches: Vec<RecordBatch> = ReaderBuilder::new()
+        .with_max_recursion_depth(3)
+        .with_projection(["id", "tree"])
+        .read_bytes(file)
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let w = WriterBuilder::new(batches[0].schema())
+        .build(Vec::new())
+        .unwrap();
+    assert_eq!(
+        w.avro_schema().canonical_form(),
+        r#"{"name":"R","type":"record","fields":[{"name":"id","type":"int"},{"name":"tree","type":{"name":"Tree","type":"record","fields":[{"name":"v","type":"int"},{"name":"kids","type":{"type":"array","items":"Tree"}}]}}]}"#
     );
 }
