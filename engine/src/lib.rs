@@ -16,7 +16,8 @@ pub mod schema;
 pub mod varint;
 
 pub use decode::{
-    BatchSink, DecodeOptions, DecodePlan, RecordDecoder, StreamCheckError, DEFAULT_BATCH_SIZE,
+    BatchSink, BlockProgress, DecodeOptions, DecodePlan, RecordDecoder, StreamCheckError,
+    DEFAULT_BATCH_SIZE,
 };
 pub use error::{DecodeError, DecodeErrorKind, Limit, PlanError};
 pub use schema::{Schema, SchemaError, SchemaErrorKind, AVRO_SCHEMA_KEY};

@@ -229,3 +229,41 @@ def test_a_schema_nested_deeper_than_pyarrow_imports_says_what_to_lower():
     table = avrow.read_avro(buf.getvalue(), max_recursion_depth=8)
     assert table.num_rows == 2
     assert table.column("c")[0].as_py() == [("k", [{"c": None}])]
+
+
+def test_a_small_block_of_millions_of_records_streams_in_bounded_memory(tmp_path):
+    """A 32 KB deflate block of 32M one-byte records is 256 MB of Arrow: `open_avro` hands it
+    out in batches as they fill, holding the block's 32 MB of data and a few batches."""
+    import subprocess
+    import sys
+    import zlib
+
+    schema = '{"type":"record","name":"R","fields":[{"name":"x","type":"long"}]}'
+    rows = 32 << 20
+    packer = zlib.compressobj(9, zlib.DEFLATED, -15)
+    data = packer.compress(bytes(rows)) + packer.flush()
+    assert len(data) < 64 << 10
+    _, long, string = _file(schema, [])
+    sync = bytes(range(16))
+    meta = long(2) + string(b"avro.schema") + string(schema.encode())
+    meta += string(b"avro.codec") + string(b"deflate") + long(0)
+    path = tmp_path / "bomb.avro"
+    path.write_bytes(b"Obj\x01" + meta + sync + long(rows) + long(len(data)) + data + sync)
+    child = """
+import resource, sys, avrow, pyarrow
+def peak(): return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+before = peak()
+with avrow.open_avro(sys.argv[1], threads=int(sys.argv[2])) as reader:
+    n = sum(batch.num_rows for batch in reader)
+print(n, peak() - before)
+"""
+    grew = {}
+    for threads in (1, 2):
+        args = [sys.executable, "-c", child, str(path), str(threads)]
+        out = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        n, grew[threads] = map(int, out.stdout.split())
+        assert n == rows
+    # One thread: the data and a window checking it; two: units pause at 64 MiB of batches.
+    assert grew[1] < 100 << 20, grew
+    assert grew[2] < 160 << 20, grew

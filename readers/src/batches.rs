@@ -25,11 +25,32 @@ enum Entry {
 #[derive(Debug, Default)]
 pub(crate) struct Batches {
     entries: VecDeque<Entry>,
+    /// Full ([`BatchSink::is_full`]) once batches of this many bytes were pushed (`None`:
+    /// never), so that a block's decoding pauses for them to be handed out.
+    pause_at: Option<usize>,
+    /// Bytes of the batches pushed (counted only with `pause_at`).
+    pushed_bytes: usize,
 }
 
 impl Batches {
     pub(crate) fn new() -> Self {
         Self::default()
+    }
+
+    /// A queue that is full once it was pushed batches of `bytes` (any batch, for 0).
+    pub(crate) fn pausing_at(bytes: usize) -> Self {
+        Batches {
+            pause_at: Some(bytes),
+            ..Self::default()
+        }
+    }
+
+    fn count(&mut self, batch: &RecordBatch) {
+        if matches!(self.pause_at, Some(b) if b > 0) {
+            self.pushed_bytes = self
+                .pushed_bytes
+                .saturating_add(batch.get_array_memory_size());
+        }
     }
 
     /// The next batch.
@@ -81,16 +102,25 @@ impl Batches {
 
 impl BatchSink for Batches {
     fn push(&mut self, batch: RecordBatch) {
+        self.count(&batch);
         self.entries.push_back(Entry::One(batch));
     }
 
-    /// `batch`, `times` times in a row, held as one entry.
+    /// `batch`, `times` times in a row, held as one entry (its memory counted once).
     fn push_run(&mut self, batch: RecordBatch, times: u64) {
         match times {
             0 => {}
             1 => self.push(batch),
-            _ => self.entries.push_back(Entry::Run { batch, times }),
+            _ => {
+                self.count(&batch);
+                self.entries.push_back(Entry::Run { batch, times });
+            }
         }
+    }
+
+    fn is_full(&self) -> bool {
+        self.pause_at
+            .is_some_and(|bytes| !self.entries.is_empty() && self.pushed_bytes >= bytes)
     }
 }
 

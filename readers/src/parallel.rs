@@ -9,11 +9,15 @@
 //! ends where a batch does: it holds whole blocks of about `batch_size` rows, or a power-of-two
 //! fraction of that where a batch would be much more than a unit's bytes, so that batches cut
 //! at unit ends are still nearly full and alike.
+//!
+//! A unit whose batches grow past [`unit_pause_bytes`] (a block that decodes to far more than
+//! its size) pauses inside the block; when the reader takes its batches it starts the rest of
+//! the unit, ahead of the units after it, so what is decoded and not handed out stays bounded.
 
 use crate::batches::Batches;
 use crate::error::{Error, Result};
 use crate::source::{BlockSource, RawBlock, SkippedBlock};
-use crate::unit::{UnitOutput, WorkerState};
+use crate::unit::{Rest, UnitOutput, WorkerState};
 use arrow_array::RecordBatch;
 use avrow_engine::RecordDecoder;
 use rayon::ThreadPool;
@@ -31,6 +35,15 @@ const MIN_UNIT_BYTES: u64 = 256 << 10;
 const MAX_IN_FLIGHT_BYTES: u64 = 128 << 20;
 /// Unit size for streams, whose length is unknown.
 const STREAM_UNIT_BYTES: u64 = 2 << 20;
+/// Decoded batches in flight are kept under about this many bytes, beyond a batch per unit.
+const MAX_IN_FLIGHT_DECODED: usize = 256 << 20;
+
+/// The decoded bytes after which a unit pauses inside a block, for a window of `window`
+/// units: a share of [`MAX_IN_FLIGHT_DECODED`], at least 16 MiB so that ordinary units (about
+/// 2 MB of input) never pause, at most 64 MiB.
+pub(crate) fn unit_pause_bytes(window: usize) -> usize {
+    (MAX_IN_FLIGHT_DECODED / window.max(1)).clamp(16 << 20, 64 << 20)
+}
 
 /// The thread pool used when all cores are asked for: one per process, created on first use.
 fn shared_pool() -> Result<Arc<ThreadPool>> {
@@ -246,6 +259,8 @@ impl Parallel {
                     batches: Batches::new(),
                     skipped: Vec::new(),
                     error: None,
+                    paused_at: None,
+                    rest: None,
                 });
                 self.in_flight.push_back(InFlight {
                     result: rx,
@@ -257,16 +272,44 @@ impl Parallel {
             return;
         };
         let (file_index, end) = (last.ctx.file_index, last.end);
+        let result = self.run_unit(None, blocks);
+        let skipped = self.source.take_skipped();
+        self.in_flight.push_back(InFlight {
+            result,
+            file_index,
+            end,
+            skipped,
+        });
+    }
+
+    /// Decode `blocks` on a worker, with `state` (the rest of a paused unit) or a pooled one.
+    fn run_unit(
+        &self,
+        state: Option<WorkerState>,
+        mut blocks: Vec<RawBlock>,
+    ) -> Receiver<UnitOutput> {
         let (tx, rx) = sync_channel(1);
         let states = self.states.clone();
         let prototype = self.prototype.clone();
+        let pause_bytes = unit_pause_bytes(self.window);
         self.pool.spawn(move || {
-            let state = states.lock().map(|mut s| s.pop()).unwrap_or(None);
-            let mut state = state.unwrap_or_else(|| WorkerState::new(prototype));
-            let output = match catch_unwind(AssertUnwindSafe(|| state.decode_unit(&blocks))) {
-                Ok(output) => {
-                    if let Ok(mut s) = states.lock() {
-                        s.push(state);
+            let mut state = state.unwrap_or_else(|| {
+                let pooled = states.lock().map(|mut s| s.pop()).unwrap_or(None);
+                pooled.unwrap_or_else(|| WorkerState::new(prototype))
+            });
+            let run = catch_unwind(AssertUnwindSafe(|| state.decode_unit(&blocks, pause_bytes)));
+            let output = match run {
+                Ok(mut output) => {
+                    match output.paused_at {
+                        Some(at) => {
+                            let blocks = blocks.split_off(at);
+                            output.rest = Some(Rest { state, blocks });
+                        }
+                        None => {
+                            if let Ok(mut s) = states.lock() {
+                                s.push(state);
+                            }
+                        }
                     }
                     output
                 }
@@ -279,13 +322,7 @@ impl Parallel {
             // The reader may have been dropped; then nobody wants the result.
             let _ = tx.send(output);
         });
-        let skipped = self.source.take_skipped();
-        self.in_flight.push_back(InFlight {
-            result: rx,
-            file_index,
-            end,
-            skipped,
-        });
+        rx
     }
 
     /// Start units until the window is full or the input is exhausted.
@@ -322,7 +359,7 @@ impl Parallel {
             }
             self.fill_window();
             let unit = self.in_flight.pop_front()?;
-            let output = unit.result.recv().unwrap_or_else(|_| {
+            let mut output = unit.result.recv().unwrap_or_else(|_| {
                 UnitOutput::failed(Error::Internal(
                     "a decoding worker stopped without a result".into(),
                 ))
@@ -332,6 +369,17 @@ impl Parallel {
             skipped.sort_by_key(|s| (s.file_index, s.block));
             self.skipped.extend(skipped);
             self.ready.append(output.batches);
+            if let Some(Rest { state, blocks }) = output.rest.take() {
+                // The rest of the unit comes next, started as its first part is handed out
+                // (its blocks' memory is released when it is done).
+                let result = self.run_unit(Some(state), blocks);
+                self.in_flight.push_front(InFlight {
+                    result,
+                    skipped: Vec::new(),
+                    ..unit
+                });
+                continue;
+            }
             self.source.release_before(unit.file_index, unit.end);
             if let Some(e) = output.error {
                 // Everything before the error is delivered, then the error, then nothing.

@@ -1,5 +1,6 @@
 //! The single-threaded engine: blocks decoded one after another on the caller's thread, batches
-//! filled across block boundaries.
+//! filled across block boundaries. A block's decoding pauses at each batch that fills, so
+//! that the caller takes it before more of the block is decoded.
 
 use crate::batches::Batches;
 use crate::error::{Error, Result};
@@ -11,7 +12,8 @@ pub(crate) struct Sequential {
     source: BlockSource,
     state: WorkerState,
     ready: Batches,
-    /// The last block decoded (to name it if the final flush fails).
+    /// The last block decoded (to name it if the final flush fails); while its decoding is
+    /// paused ([`WorkerState::is_begun`]), the block the next step goes on with.
     last: Option<RawBlock>,
     pending_error: Option<Error>,
     finished: bool,
@@ -32,20 +34,29 @@ impl Sequential {
         }
     }
 
-    /// Decode the next block; false at the end of the input.
+    /// Decode the next block, or the next part of a paused one; false at the end of the input.
     fn step(&mut self) -> Result<bool> {
-        let next = self.source.next_block();
-        self.skipped.extend(self.source.take_skipped());
-        let Some(block) = next? else {
-            return Ok(false);
+        let block = match self.last.take() {
+            Some(block) if self.state.is_begun() => block,
+            last => {
+                self.last = last;
+                let next = self.source.next_block();
+                self.skipped.extend(self.source.take_skipped());
+                let Some(block) = next? else {
+                    return Ok(false);
+                };
+                block
+            }
         };
-        let mut out = Batches::new();
+        let mut out = Batches::pausing_at(0);
         let result = self
             .state
             .decode_or_skip(&block, block.count, &mut out, &mut self.skipped);
-        self.state.release_large_scratch();
         self.ready.append(out);
-        self.source.release_before(block.ctx.file_index, block.end);
+        if !self.state.is_begun() {
+            self.state.release_large_scratch();
+            self.source.release_before(block.ctx.file_index, block.end);
+        }
         self.last = Some(block);
         result.map(|()| true)
     }

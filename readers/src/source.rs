@@ -300,6 +300,16 @@ impl RawBlock {
         self.decompressed(decompressor, scratch)
     }
 
+    /// The data of this block once [`RawBlock::decompressed_for`] has given it: the block's
+    /// own bytes in an uncompressed file, else what it decompressed into `scratch`.
+    pub(crate) fn held<'a>(&'a self, scratch: &'a [u8]) -> &'a [u8] {
+        if self.ctx.codec == Codec::Null {
+            &self.data
+        } else {
+            scratch
+        }
+    }
+
     /// This block as skipped because of `error`.
     pub(crate) fn skipped(&self, error: Error) -> SkippedBlock {
         SkippedBlock {

@@ -1,6 +1,7 @@
 //! avrow's integration tests: one binary, a module per topic.
 mod alloc_guard;
 mod api;
+mod big_blocks;
 mod canonical;
 mod differential;
 mod encoder;
