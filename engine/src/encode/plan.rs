@@ -227,10 +227,20 @@ impl<'a> Builder<'a> {
             // a leading `null` branch.
             let mut derived = usize::from(null == Some(0));
             for (type_id, f) in fields.iter() {
-                // The branch of the child's own Avro type (`long` for Int64: a looser fit
-                // such as `int` must not take it), else where the derived schema puts it,
-                // else the branch of the same index as its type id (a union avrow read:
-                // type id = branch index), else the first branch the child fits.
+                // The named type the child is named for (avrow names a union's children by
+                // their types' full names: records of the same fields must not take each
+                // other's branches), else the branch of the child's own Avro type (`long`
+                // for Int64: a looser fit such as `int` must not take it), else where the
+                // derived schema puts it, else the branch of the same index as its type id
+                // (a union avrow read: type id = branch index), else the first branch the
+                // child fits.
+                let by_name = (0..branches.len()).find(|&i| match &branches[i] {
+                    Node::Named(n) => {
+                        let name = &self.schema.named(*n).name;
+                        &name.full() == f.name() || name.name() == f.name()
+                    }
+                    _ => false,
+                });
                 let natural =
                     (0..branches.len()).find(|&i| self.natural(f.data_type(), &branches[i]));
                 let position = if matches!(f.data_type(), DataType::Null) {
@@ -240,8 +250,9 @@ impl<'a> Builder<'a> {
                     Some(derived - 1)
                 };
                 let by_id = usize::try_from(type_id).ok();
-                let candidates = natural
+                let candidates = by_name
                     .into_iter()
+                    .chain(natural)
                     .chain(position)
                     .chain(by_id)
                     .chain(0..branches.len())
