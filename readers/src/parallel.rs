@@ -17,7 +17,7 @@
 use crate::batches::Batches;
 use crate::error::{Error, Result};
 use crate::source::{BlockSource, RawBlock, SkippedBlock};
-use crate::unit::{Rest, UnitOutput, WorkerState};
+use crate::unit::{Rest, UnitOutput, WorkerState, PAUSE_BYTES};
 use arrow_array::RecordBatch;
 use avrow_engine::RecordDecoder;
 use rayon::ThreadPool;
@@ -39,10 +39,12 @@ const STREAM_UNIT_BYTES: u64 = 2 << 20;
 const MAX_IN_FLIGHT_DECODED: usize = 256 << 20;
 
 /// The decoded bytes after which a unit pauses inside a block, for a window of `window`
-/// units: a share of [`MAX_IN_FLIGHT_DECODED`], at least 16 MiB so that ordinary units (about
-/// 2 MB of input) never pause, at most 64 MiB.
+/// units: a share of [`MAX_IN_FLIGHT_DECODED`], from 32 MiB to 64 MiB. Ordinary units never
+/// pause: they hold at most 4 MB of block data (twice [`MAX_UNIT_BYTES`]), and ordinary data
+/// grows at most eightfold into Arrow (one-byte longs), while a paused unit's rest waits for
+/// the reader to reach it, which costs parallelism.
 pub(crate) fn unit_pause_bytes(window: usize) -> usize {
-    (MAX_IN_FLIGHT_DECODED / window.max(1)).clamp(16 << 20, 64 << 20)
+    (MAX_IN_FLIGHT_DECODED / window.max(1)).clamp(2 * PAUSE_BYTES, 64 << 20)
 }
 
 /// The thread pool used when all cores are asked for: one per process, created on first use.
@@ -367,19 +369,26 @@ impl Parallel {
             let mut skipped = unit.skipped;
             skipped.extend(output.skipped);
             skipped.sort_by_key(|s| (s.file_index, s.block));
-            self.skipped.extend(skipped);
             self.ready.append(output.batches);
             if let Some(Rest { state, blocks }) = output.rest.take() {
                 // The rest of the unit comes next, started as its first part is handed out
-                // (its blocks' memory is released when it is done).
+                // (its blocks' memory is released when it is done). Blocks the source
+                // skipped between the rest's blocks are reported with the rest.
+                let at = blocks.first().map_or((usize::MAX, u64::MAX), |b| {
+                    (b.ctx.file_index, b.ctx.block_index(b.index))
+                });
+                let later =
+                    skipped.split_off(skipped.partition_point(|s| (s.file_index, s.block) < at));
+                self.skipped.extend(skipped);
                 let result = self.run_unit(Some(state), blocks);
                 self.in_flight.push_front(InFlight {
                     result,
-                    skipped: Vec::new(),
+                    skipped: later,
                     ..unit
                 });
                 continue;
             }
+            self.skipped.extend(skipped);
             self.source.release_before(unit.file_index, unit.end);
             if let Some(e) = output.error {
                 // Everything before the error is delivered, then the error, then nothing.

@@ -1,11 +1,11 @@
 //! The single-threaded engine: blocks decoded one after another on the caller's thread, batches
-//! filled across block boundaries. A block's decoding pauses at each batch that fills, so
-//! that the caller takes it before more of the block is decoded.
+//! filled across block boundaries. A block's decoding pauses once its batches take
+//! [`PAUSE_BYTES`], so that the caller takes them before more of the block is decoded.
 
 use crate::batches::Batches;
 use crate::error::{Error, Result};
 use crate::source::{BlockSource, RawBlock, SkippedBlock};
-use crate::unit::WorkerState;
+use crate::unit::{WorkerState, PAUSE_BYTES};
 use arrow_array::RecordBatch;
 
 pub(crate) struct Sequential {
@@ -48,7 +48,7 @@ impl Sequential {
                 block
             }
         };
-        let mut out = Batches::pausing_at(0);
+        let mut out = Batches::pausing_at(PAUSE_BYTES);
         let result = self
             .state
             .decode_or_skip(&block, block.count, &mut out, &mut self.skipped);

@@ -2,7 +2,7 @@
 //! reuses from unit to unit: its record decoder, its decompressor and its decompression buffer.
 //!
 //! A block is decoded into batches that are handed out as they fill: when the queue they go to
-//! is full ([`Batches::pausing_at`]), decoding pauses inside the block, the state keeps where
+//! is full ([`Batches::pausing_at`], [`PAUSE_BYTES`]), decoding pauses inside the block, the state keeps where
 //! it stands and the block's decompressed data, and the caller hands the batches out before
 //! it resumes. So a block of millions of records (a small compressed block can expand a
 //! thousandfold) costs a few batches of memory, not all of its rows at once.
@@ -26,6 +26,12 @@ pub(crate) struct WorkerState {
     /// is in `scratch` for a compressed file).
     begun: Option<BlockProgress>,
 }
+
+/// Batches of this many bytes waiting to be handed out pause a block's decoding on one thread
+/// (a parallel unit pauses at its share of the window, at least twice this). Ordinary blocks
+/// (tens of kilobytes to a few megabytes) never pause, so a skipping reader rarely checks a
+/// block ahead ([`WorkerState::decode_or_skip`]).
+pub(crate) const PAUSE_BYTES: usize = 16 << 20;
 
 /// A decompression buffer grown past this by one large block is freed after it, so that an
 /// idle worker does not keep it.

@@ -234,13 +234,21 @@ impl<'a> Builder<'a> {
                 // derived schema puts it, else the branch of the same index as its type id
                 // (a union avrow read: type id = branch index), else the first branch the
                 // child fits.
-                let by_name = (0..branches.len()).find(|&i| match &branches[i] {
-                    Node::Named(n) => {
-                        let name = &self.schema.named(*n).name;
-                        &name.full() == f.name() || name.name() == f.name()
-                    }
-                    _ => false,
-                });
+                let named = |full: bool| {
+                    (0..branches.len()).find(|&i| match &branches[i] {
+                        Node::Named(n) => {
+                            let name = &self.schema.named(*n).name;
+                            if full {
+                                &name.full() == f.name()
+                            } else {
+                                name.name() == f.name()
+                            }
+                        }
+                        _ => false,
+                    })
+                };
+                // A full name first: `A` must not take `x.A`'s branch when `A` is there too.
+                let by_name = named(true).or_else(|| named(false));
                 let natural =
                     (0..branches.len()).find(|&i| self.natural(f.data_type(), &branches[i]));
                 let position = if matches!(f.data_type(), DataType::Null) {

@@ -87,11 +87,11 @@ fn opts(src: Src, threads: usize, batch: usize, skip: bool) -> Opts {
     }
 }
 
-/// A block of 3M records (24 MB of Arrow, past the bytes a unit decodes before it pauses at 8
+/// A block of 5M records (40 MB of Arrow, past the bytes a unit decodes before it pauses at 8
 /// threads) between small ones: every id once, in order.
 #[test]
 fn blocks_of_millions_of_records_give_every_row_once_in_order() {
-    const BIG: i64 = 3_000_000;
+    const BIG: i64 = 5_000_000;
     for codec in ["null", "deflate"] {
         let (bytes, expected) = file(codec, &[700, BIG, 50, 9000], None);
         for (src, threads, batch) in [
@@ -115,8 +115,8 @@ fn blocks_of_millions_of_records_give_every_row_once_in_order() {
 /// record and byte offset of the damage; without skipping, the rows before it come first.
 #[test]
 fn a_block_damaged_past_its_first_batches_is_skipped_whole() {
-    const BIG: i64 = 3_000_000;
-    const AT: i64 = 2_900_000;
+    const BIG: i64 = 5_000_000;
+    const AT: i64 = 4_900_000;
     for codec in ["null", "deflate"] {
         let (bytes, expected) = file(codec, &[700, BIG, 50], Some((1, AT)));
         for (threads, batch) in [(1, 1000), (2, 8192), (8, 8192)] {
@@ -126,7 +126,7 @@ fn a_block_damaged_past_its_first_batches_is_skipped_whole() {
             assert_eq!(skipped.len(), 1, "{what}");
             assert_eq!(skipped[0].block, 1, "{what}");
             let message = skipped[0].error.to_string();
-            assert!(message.contains("record 2900000"), "{what}: {message}");
+            assert!(message.contains("record 4900000"), "{what}: {message}");
 
             let mut reader = open(&bytes, &opts(Src::Bytes, threads, batch, false)).unwrap();
             let mut rows = 0;
@@ -139,7 +139,7 @@ fn a_block_damaged_past_its_first_batches_is_skipped_whole() {
             };
             assert_eq!(rows, 700 + AT, "{what}");
             assert!(
-                error.to_string().contains("record 2900000"),
+                error.to_string().contains("record 4900000"),
                 "{what}: {error}"
             );
         }

@@ -1071,50 +1071,64 @@ fn union_records_take_the_branches_they_are_named_for() {
             r#"{{"type": "record", "name": "r", "fields": [{{"name": "u", "type": [{order}]}}]}}"#
         )
     };
-    let a = r#"{"type": "record", "name": "A", "namespace": "n", "fields": [{"name": "x", "type": "long"}]}"#;
-    let b = r#"{"type": "record", "name": "B", "namespace": "n", "fields": [{"name": "x", "type": "long"}]}"#;
-    let schema = apache_avro::Schema::parse_str(&written(&format!("{a}, {b}"))).unwrap();
-    let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
-    for (branch, x) in [(0u32, 1i64), (1, 2), (0, 3)] {
-        let record = V::Record(vec![("x".into(), V::Long(x))]);
-        w.append_value(V::Record(vec![(
-            "u".into(),
-            V::Union(branch, Box::new(record)),
-        )]))
-        .unwrap();
-    }
-    let batches = read_all(&w.into_inner().unwrap());
-    // Written under a schema that lists B first, then read back: each row in its own record.
-    for threads in [1, 2] {
-        let text = written(&format!("{b}, {a}"));
-        let avro = avrow::Schema::parse(&text).unwrap();
-        let mut writer = WriterBuilder::new(batches[0].schema())
-            .with_avro_schema(avro)
-            .with_threads(threads)
-            .build(Vec::new())
+    let record = |name: &str, namespace: &str| {
+        let namespace = match namespace {
+            "" => String::new(),
+            ns => format!(r#""namespace": "{ns}", "#),
+        };
+        format!(
+            r#"{{"type": "record", "name": "{name}", {namespace}"fields": [{{"name": "x", "type": "long"}}]}}"#
+        )
+    };
+    // B after A in one namespace; and `x.A` after `A` (a simple name matching both).
+    for (a, b) in [
+        (record("A", "n"), record("B", "n")),
+        (record("A", ""), record("A", "x")),
+    ] {
+        let schema = apache_avro::Schema::parse_str(&written(&format!("{a}, {b}"))).unwrap();
+        let mut w = apache_avro::Writer::new(&schema, Vec::new()).unwrap();
+        for (branch, x) in [(0u32, 1i64), (1, 2), (0, 3)] {
+            let record = V::Record(vec![("x".into(), V::Long(x))]);
+            w.append_value(V::Record(vec![(
+                "u".into(),
+                V::Union(branch, Box::new(record)),
+            )]))
             .unwrap();
-        for batch in &batches {
-            writer.write(batch).unwrap();
         }
-        let file = writer.finish().unwrap();
-        let reader = apache_avro::Reader::new(&file[..]).unwrap();
-        let rows: Vec<(u32, i64)> = reader
-            .map(|v| match v.unwrap() {
-                V::Record(fields) => match &fields[0].1 {
-                    V::Union(i, inner) => match &**inner {
-                        V::Record(f) => match f[0].1 {
-                            V::Long(x) => (*i, x),
-                            ref other => panic!("{other:?}"),
+        let batches = read_all(&w.into_inner().unwrap());
+        // Written under a schema that lists them the other way, then read back: each row in
+        // its own record.
+        for threads in [1, 2] {
+            let text = written(&format!("{b}, {a}"));
+            let avro = avrow::Schema::parse(&text).unwrap();
+            let mut writer = WriterBuilder::new(batches[0].schema())
+                .with_avro_schema(avro)
+                .with_threads(threads)
+                .build(Vec::new())
+                .unwrap();
+            for batch in &batches {
+                writer.write(batch).unwrap();
+            }
+            let file = writer.finish().unwrap();
+            let reader = apache_avro::Reader::new(&file[..]).unwrap();
+            let rows: Vec<(u32, i64)> = reader
+                .map(|v| match v.unwrap() {
+                    V::Record(fields) => match &fields[0].1 {
+                        V::Union(i, inner) => match &**inner {
+                            V::Record(f) => match f[0].1 {
+                                V::Long(x) => (*i, x),
+                                ref other => panic!("{other:?}"),
+                            },
+                            other => panic!("{other:?}"),
                         },
                         other => panic!("{other:?}"),
                     },
                     other => panic!("{other:?}"),
-                },
-                other => panic!("{other:?}"),
-            })
-            .collect();
-        // Branch 0 is now B, branch 1 A.
-        assert_eq!(rows, [(1, 1), (0, 2), (1, 3)]);
+                })
+                .collect();
+            // Branch 0 is now the second record, branch 1 the first.
+            assert_eq!(rows, [(1, 1), (0, 2), (1, 3)], "{a}, {b}");
+        }
     }
 }
 
