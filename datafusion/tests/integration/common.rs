@@ -223,3 +223,29 @@ pub fn rows(batches: &[RecordBatch]) -> Result<Vec<Vec<String>>, DataFusionError
     }
     Ok(out)
 }
+
+/// A map column of string keys: `offsets` cut `keys` and `values` (an array of as many
+/// entries) into rows.
+pub fn map_of(
+    values: arrow::array::ArrayRef,
+    keys: Vec<&str>,
+    offsets: Vec<i32>,
+) -> arrow::array::ArrayRef {
+    use arrow::array::{Array, ArrayRef, MapArray, StringArray, StructArray};
+    use arrow::datatypes::{DataType, Field, Fields};
+    let entries = StructArray::new(
+        Fields::from(vec![
+            Field::new("keys", DataType::Utf8, false),
+            Field::new("values", values.data_type().clone(), false),
+        ]),
+        vec![Arc::new(StringArray::from(keys)) as ArrayRef, values],
+        None,
+    );
+    Arc::new(MapArray::new(
+        Arc::new(Field::new("entries", entries.data_type().clone(), false)),
+        arrow::buffer::OffsetBuffer::new(offsets.into()),
+        entries,
+        None,
+        false,
+    ))
+}

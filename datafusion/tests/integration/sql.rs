@@ -721,33 +721,10 @@ async fn files_that_do_not_merge_are_named() {
 /// through maps ("Cannot cast column 'm'"), so the scan casts those maps' entries first.
 #[tokio::test]
 async fn maps_of_records_that_evolved_read_as_one_table() {
-    use arrow::array::{
-        Array, ArrayRef, Int32Array, Int64Array, MapArray, StringArray, StructArray,
-    };
-    use arrow::buffer::OffsetBuffer;
-    use arrow::datatypes::{DataType, Field, Fields};
+    use arrow::array::{ArrayRef, Int32Array, Int64Array, StringArray, StructArray};
+    use arrow::datatypes::{DataType, Field};
     use std::sync::Arc;
 
-    let map_of = |values: StructArray, keys: Vec<&str>, offsets: Vec<i32>| -> ArrayRef {
-        let entries = StructArray::new(
-            Fields::from(vec![
-                Field::new("keys", DataType::Utf8, false),
-                Field::new("values", values.data_type().clone(), false),
-            ]),
-            vec![
-                Arc::new(StringArray::from(keys)) as ArrayRef,
-                Arc::new(values) as ArrayRef,
-            ],
-            None,
-        );
-        Arc::new(MapArray::new(
-            Arc::new(Field::new("entries", entries.data_type().clone(), false)),
-            OffsetBuffer::new(offsets.into()),
-            entries,
-            None,
-            false,
-        ))
-    };
     let dir = tempfile::tempdir().unwrap();
     let old = StructArray::from(vec![(
         Arc::new(Field::new("p", DataType::Int32, false)),
@@ -757,7 +734,7 @@ async fn maps_of_records_that_evolved_read_as_one_table() {
         &dir.path().join("1.avro"),
         vec![
             ("id", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
-            ("m", map_of(old, vec!["a", "b"], vec![0, 2])),
+            ("m", map_of(Arc::new(old), vec!["a", "b"], vec![0, 2])),
         ],
     );
     let new = StructArray::from(vec![
@@ -774,7 +751,7 @@ async fn maps_of_records_that_evolved_read_as_one_table() {
         &dir.path().join("2.avro"),
         vec![
             ("id", Arc::new(Int64Array::from(vec![2])) as ArrayRef),
-            ("m", map_of(new, vec!["a"], vec![0, 1])),
+            ("m", map_of(Arc::new(new), vec!["a"], vec![0, 1])),
         ],
     );
     let location = format!("{}/", dir.path().display());
@@ -806,9 +783,8 @@ async fn maps_of_records_that_evolved_read_as_one_table() {
 /// level.
 #[tokio::test]
 async fn nested_records_and_maps_of_maps_that_evolved_answer_through_get_field() {
-    use arrow::array::{Array, ArrayRef, Int64Array, MapArray, StringArray, StructArray};
-    use arrow::buffer::OffsetBuffer;
-    use arrow::datatypes::{DataType, Field, Fields};
+    use arrow::array::{Array, ArrayRef, Int64Array, StringArray, StructArray};
+    use arrow::datatypes::Field;
     use std::sync::Arc;
 
     let record = |fields: Vec<(&str, ArrayRef)>| -> ArrayRef {
@@ -820,23 +796,7 @@ async fn nested_records_and_maps_of_maps_that_evolved_answer_through_get_field()
         ))
     };
     let long = |v: i64| Arc::new(Int64Array::from(vec![v])) as ArrayRef;
-    let map_of = |values: ArrayRef, key: &str| -> ArrayRef {
-        let entries = StructArray::new(
-            Fields::from(vec![
-                Field::new("keys", DataType::Utf8, false),
-                Field::new("values", values.data_type().clone(), false),
-            ]),
-            vec![Arc::new(StringArray::from(vec![key])) as ArrayRef, values],
-            None,
-        );
-        Arc::new(MapArray::new(
-            Arc::new(Field::new("entries", entries.data_type().clone(), false)),
-            OffsetBuffer::new(vec![0, 1].into()),
-            entries,
-            None,
-            false,
-        ))
-    };
+    let map_of = |values: ArrayRef, key: &str| map_of(values, vec![key], vec![0, 1]);
     let dir = tempfile::tempdir().unwrap();
     file_of(
         &dir.path().join("1.avro"),
