@@ -35,14 +35,15 @@ const MIN_UNIT_BYTES: u64 = 256 << 10;
 const MAX_IN_FLIGHT_BYTES: u64 = 128 << 20;
 /// Unit size for streams, whose length is unknown.
 const STREAM_UNIT_BYTES: u64 = 2 << 20;
-/// Decoded batches in flight are kept under about this many bytes, beyond a batch per unit.
+/// The decoded batches a window of units holds before they pause, shared among its units (at
+/// least 32 MiB each: a window of 16 units or more may hold more).
 const MAX_IN_FLIGHT_DECODED: usize = 256 << 20;
 
 /// The decoded bytes after which a unit pauses inside a block, for a window of `window`
-/// units: a share of [`MAX_IN_FLIGHT_DECODED`], from 32 MiB to 64 MiB. Ordinary units never
-/// pause: they hold at most 4 MB of block data (twice [`MAX_UNIT_BYTES`]), and ordinary data
-/// grows at most eightfold into Arrow (one-byte longs), while a paused unit's rest waits for
-/// the reader to reach it, which costs parallelism.
+/// units: a share of [`MAX_IN_FLIGHT_DECODED`], from 32 MiB to 64 MiB. Ordinary units rarely
+/// pause: they hold about 4 MB of block data (twice [`MAX_UNIT_BYTES`]) and most data grows
+/// less than eightfold into Arrow (one-byte longs do), and that matters because a paused
+/// unit's rest waits for the reader to reach it, which costs parallelism.
 pub(crate) fn unit_pause_bytes(window: usize) -> usize {
     (MAX_IN_FLIGHT_DECODED / window.max(1)).clamp(2 * PAUSE_BYTES, 64 << 20)
 }

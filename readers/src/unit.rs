@@ -29,7 +29,7 @@ pub(crate) struct WorkerState {
 
 /// Batches of this many bytes waiting to be handed out pause a block's decoding on one thread
 /// (a parallel unit pauses at its share of the window, at least twice this). Ordinary blocks
-/// (tens of kilobytes to a few megabytes) never pause, so a skipping reader rarely checks a
+/// (tens of kilobytes to a few megabytes) rarely pause, so a skipping reader rarely checks a
 /// block ahead ([`WorkerState::decode_or_skip`]).
 pub(crate) const PAUSE_BYTES: usize = 16 << 20;
 
