@@ -283,9 +283,10 @@ impl RawBlock {
             scratch.clear();
             scratch.shrink_to(CHECK_WINDOW);
             let mut pieces = Pieces::new(codec, &self.data, limit).map_err(decompression)?;
-            let mut fill = |out: &mut Vec<u8>| pieces.next_into(out);
             decoder
-                .check_stream(self.count, CHECK_WINDOW, limit, &mut fill)
+                .check_stream(self.count, CHECK_WINDOW, limit, &mut |out: &mut Vec<u8>| {
+                    pieces.next_into(out)
+                })
                 .map_err(|e| match e {
                     StreamCheckError::Source(error) => decompression(error),
                     StreamCheckError::Decode(source) => Error::Decode {
@@ -296,6 +297,11 @@ impl RawBlock {
                     },
                     other => Error::Internal(format!("unexpected check result: {other:?}")),
                 })?;
+            // The check read the block to its end, so its size is known: one pass makes it.
+            decompressor
+                .decompress_sized(codec, &self.data, scratch, limit, pieces.total())
+                .map_err(decompression)?;
+            return Ok(scratch);
         }
         self.decompressed(decompressor, scratch)
     }

@@ -59,12 +59,16 @@ impl<E> Window<'_, E> {
         self.base + self.pos
     }
 
-    /// Drop the bytes already read and append the source's next piece. False at the end.
+    /// Append the source's next piece, first dropping the bytes already read once they are
+    /// at least as many as the bytes left to read: each byte left is moved to the front for
+    /// at least as many read (moving them at every piece moved the whole window for each
+    /// piece), and the buffer holds at most twice what is left to read and a piece. False
+    /// at the end.
     fn refill(&mut self) -> Result<bool, StreamCheckError<E>> {
         if self.end {
             return Ok(false);
         }
-        if self.pos > 0 {
+        if self.pos > 0 && self.pos >= self.available() {
             self.buf.drain(..self.pos);
             self.base += self.pos;
             self.pos = 0;

@@ -54,6 +54,11 @@ impl<'a> Pieces<'a> {
         }
         Ok(n)
     }
+
+    /// The bytes the pieces have held so far: once they are all read, the block's size.
+    pub(crate) fn total(&self) -> usize {
+        self.total
+    }
 }
 
 fn xz_stream() -> Result<liblzma::stream::Stream, DecompressError> {
@@ -86,6 +91,10 @@ pub(crate) struct Decompressor {
     pub(super) zstd: Option<zstd::bulk::Decompressor<'static>>,
     /// The output size of the last zstd block.
     pub(super) last_zstd: usize,
+    /// The exact output size of the block being decompressed, where a streaming check has
+    /// measured it ([`Decompressor::decompress_sized`]): the output is then made once, in
+    /// room of that size.
+    pub(super) known: Option<usize>,
 }
 
 impl Default for Decompressor {
@@ -96,11 +105,29 @@ impl Default for Decompressor {
             inflate: flate2::Decompress::new(false),
             zstd: None,
             last_zstd: 0,
+            known: None,
         }
     }
 }
 
 impl Decompressor {
+    /// Decompress a block that is known to decompress to `size` bytes (its pieces were
+    /// counted as they streamed) as [`Decompressor::decompress`] does, in one pass into room of
+    /// that size rather than room guessed and grown.
+    pub(crate) fn decompress_sized(
+        &mut self,
+        codec: Codec,
+        input: &[u8],
+        out: &mut Vec<u8>,
+        limit: usize,
+        size: usize,
+    ) -> Result<(), DecompressError> {
+        self.known = Some(size);
+        let result = self.decompress(codec, input, out, limit);
+        self.known = None;
+        result
+    }
+
     /// Decompress one block into `out` (cleared first), refusing to produce more than `limit`
     /// bytes.
     pub(crate) fn decompress(
@@ -123,19 +150,26 @@ impl Decompressor {
             Codec::Deflate => self.inflate(input, out, limit),
             Codec::Snappy => snappy(input, out, limit),
             Codec::Zstandard => self.zstd(input, out, limit),
-            Codec::Bzip2 => read_all(bzip2::read::MultiBzDecoder::new(input), out, limit),
+            Codec::Bzip2 => read_all(
+                bzip2::read::MultiBzDecoder::new(input),
+                out,
+                limit,
+                self.room_for(64 << 10, limit),
+            ),
             Codec::Xz => read_all(
                 liblzma::read::XzDecoder::new_stream(input, xz_stream()?),
                 out,
                 limit,
+                self.room_for(64 << 10, limit),
             ),
         }
     }
 
-    /// Inflate with libdeflate, which needs an output buffer large enough for the whole block:
-    /// first a quarter more than the last block's output (at least 4 times the input), then
-    /// four times as much, never more than `limit`. The buffer keeps its length from block to
-    /// block, so only new bytes are zeroed. A block larger than that, and data libdeflate
+    /// Inflate with libdeflate, which needs room for the whole block's output: first the
+    /// block's size where it is known, else a quarter more than the last block's output (at
+    /// least 4 times the input), then four times as much, never more than `limit`. The room
+    /// is reserved, not zeroed, so only the pages the output fills are touched. A block
+    /// larger than that, and data libdeflate
     /// rejects, are inflated by zlib-rs, whose output grows in chunks as bytes are produced
     /// (a bomb touches no more than it produces) and which says what is wrong with bad data.
     fn libdeflate(
@@ -151,17 +185,21 @@ impl Decompressor {
             return Ok(());
         };
         let last = self.last_inflated;
-        let first = (last + last / 4)
-            .max(input.len().saturating_mul(4))
-            .max(4096)
-            .min(limit);
-        for size in [first, first.saturating_mul(4).min(limit)] {
-            if out.len() < size {
-                out.resize(size, 0);
-            }
-            match libdeflate.inflate(input, &mut out[..size]) {
+        let first = match self.known {
+            Some(size) => size,
+            None => (last + last / 4)
+                .max(input.len().saturating_mul(4))
+                .max(4096),
+        }
+        .min(limit);
+        let second = first.saturating_mul(4).min(limit);
+        // The second size only where it is larger: the same room would fail the same way.
+        for size in [Some(first), (second > first).then_some(second)]
+            .into_iter()
+            .flatten()
+        {
+            match libdeflate.inflate(input, out, size) {
                 Inflated::Done { used, produced } => {
-                    out.truncate(produced);
                     self.last_inflated = produced;
                     return check_trailing(used, input.len());
                 }
@@ -179,6 +217,16 @@ impl Decompressor {
         Ok(())
     }
 
+    /// The room to reserve before a streaming decoder's first byte: one byte more than the
+    /// known size (the decoder's last read, which finds the end, then needs no new chunk),
+    /// else `guess`; at least 4 KiB, never much beyond `limit`.
+    fn room_for(&self, guess: usize, limit: usize) -> usize {
+        match self.known {
+            Some(size) => size.min(limit).saturating_add(1),
+            None => guess.clamp(4096, limit.max(4096)),
+        }
+    }
+
     pub(super) fn inflate(
         &mut self,
         input: &[u8],
@@ -187,7 +235,7 @@ impl Decompressor {
     ) -> Result<(), DecompressError> {
         use flate2::{FlushDecompress, Status};
         self.inflate.reset(false);
-        out.reserve(input.len().saturating_mul(4).clamp(4096, limit.max(4096)));
+        out.reserve(self.room_for(input.len().saturating_mul(4), limit));
         let mut growth = Growth::new(out, limit);
         loop {
             let consumed = self.inflate.total_in() as usize;
@@ -228,16 +276,18 @@ impl Decompressor {
             Ok(Some(size)) => Some(size),
             _ => None,
         };
-        // Room for the output of a one-pass decode: a declared size as far as the buffer
+        // Room for the output of a one-pass decode: the size a streaming check measured; a
+        // declared size as far as the buffer
         // already reaches or the input could plausibly expand; without one (Avro writers
         // rarely declare it), a quarter more than the last block gave, at least twice the
         // input, as far as the input could plausibly expand. Anything larger, several frames
         // and bad data are decoded by the streaming path, whose buffer grows only as the frame
         // produces bytes.
         let plausible = zstd_eager_size(input.len()).max(out.capacity() as u64);
-        let room = match declared {
-            Some(size) => (size <= plausible).then_some(size),
-            None => {
+        let room = match (self.known, declared) {
+            (Some(size), _) => Some(size.min(limit) as u64),
+            (None, Some(size)) => (size <= plausible).then_some(size),
+            (None, None) => {
                 let last = self.last_zstd as u64;
                 let guess = (last + last / 4).max(input.len() as u64 * 2);
                 Some(guess.min(plausible).min(limit as u64))
@@ -261,7 +311,7 @@ impl Decompressor {
         }
         let decoder = zstd::stream::read::Decoder::with_buffer(input)
             .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
-        read_all(decoder, out, limit)?;
+        read_all(decoder, out, limit, self.room_for(64 << 10, limit))?;
         self.last_zstd = out.len();
         Ok(())
     }
@@ -312,8 +362,14 @@ fn snappy(input: &[u8], out: &mut Vec<u8>, limit: usize) -> Result<(), Decompres
 }
 
 /// Read a decoder to its end into `out`, which grows as bytes arrive, stopping past `limit`.
-fn read_all(mut reader: impl Read, out: &mut Vec<u8>, limit: usize) -> Result<(), DecompressError> {
-    out.reserve(64 << 10);
+/// `room` is reserved first.
+fn read_all(
+    mut reader: impl Read,
+    out: &mut Vec<u8>,
+    limit: usize,
+    room: usize,
+) -> Result<(), DecompressError> {
+    out.reserve(room);
     let mut growth = Growth::new(out, limit);
     loop {
         let buf = growth.room()?;

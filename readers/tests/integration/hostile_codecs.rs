@@ -5,6 +5,8 @@
 use crate::alloc_guard;
 use crate::harness::{read_avrow, read_avrow_caught, Opts, Src};
 use crate::hostile::{block, expect_err_with, header_with, long, long_rec, SYNC};
+use arrow::array::AsArray;
+use arrow::datatypes::Int64Type;
 
 /// A zstd frame of `data` whose header declares `declared` bytes of content.
 fn zstd_frame_declaring(data: &[u8], declared: u64) -> Vec<u8> {
@@ -143,15 +145,16 @@ fn every_codec_and_the_null_codec_are_held_to_the_block_size_limit() {
 
 #[test]
 fn blocks_that_expand_far_are_checked_as_they_stream() {
-    // 32 MiB of zeros: 32 Mi records of `0`, far beyond 16 times their compressed size, so
-    // each block is checked as it streams before it is decompressed whole.
-    let zeros = vec![0u8; 32 << 20];
+    // 32 Mi one-byte records, `i % 64`, far beyond 16 times their compressed size, so each
+    // block is checked as it streams before it is decompressed whole, in room of the size
+    // the check measured.
+    let pattern: Vec<u8> = (0..32u32 << 20).map(|i| (i % 64 * 2) as u8).collect();
     let mut small = Vec::new();
     for v in [1, 2, 3] {
         long(&mut small, v);
     }
     for codec in ["deflate", "zstandard", "bzip2", "xz"] {
-        let (big, tail) = (compressed(codec, &zeros), compressed(codec, &small));
+        let (big, tail) = (compressed(codec, &pattern), compressed(codec, &small));
         let file = |count: i64| {
             let mut f = header_with(&[
                 ("avro.schema", long_rec().as_bytes()),
@@ -167,17 +170,22 @@ fn blocks_that_expand_far_are_checked_as_they_stream() {
                 src,
                 ..Opts::batch(1 << 20)
             };
-            // Valid: every row (more than the harness reads).
+            // Valid: every row, in order (more than the harness reads).
             let valid = file(32 << 20);
             let reader = match src {
                 Src::Bytes => opts.builder().read_bytes(valid),
                 _ => opts.builder().read_stream(std::io::Cursor::new(valid)),
             };
-            let rows: usize = reader
-                .unwrap()
-                .map(|b| b.unwrap_or_else(|e| panic!("{what}: {e}")).num_rows())
-                .sum();
-            assert_eq!(rows, (32 << 20) + 3, "{what}");
+            let mut values = Vec::with_capacity((32 << 20) + 3);
+            for batch in reader.unwrap() {
+                let batch = batch.unwrap_or_else(|e| panic!("{what}: {e}"));
+                let column = batch.column(0).as_primitive::<Int64Type>();
+                values.extend_from_slice(column.values());
+            }
+            assert_eq!(values.len(), (32 << 20) + 3, "{what}");
+            let wrong = (0..32usize << 20).find(|&i| values[i] != (i % 64) as i64);
+            assert_eq!(wrong, None, "{what}: the first wrong row");
+            assert_eq!(values[32 << 20..], [1, 2, 3], "{what}");
             // One record and 32 MiB - 1 trailing bytes: the error decoding would give.
             let bad = file(1);
             let msg = expect_err_with(&what, &bad, &["block 0", "left over", "at byte 1 "], &opts);
