@@ -18,6 +18,41 @@ pub(crate) enum Source {
     Stream(PyRead),
 }
 
+/// A Python `bytes` object lent to the reader without a copy (a copy cost a tenth of reading
+/// a 16 MB file from memory, and doubled the memory it takes): `bytes` is immutable, and its
+/// buffer lives, unmoved, as long as the object, which this holds. The reader may drop it on
+/// a worker thread, without the GIL: pyo3 then releases the reference when the GIL is next
+/// taken.
+struct Lent {
+    _object: Py<PyBytes>,
+    data: *const u8,
+    len: usize,
+}
+
+impl Lent {
+    fn new(b: &Bound<'_, PyBytes>) -> Self {
+        let data = b.as_bytes();
+        Lent {
+            data: data.as_ptr(),
+            len: data.len(),
+            _object: b.clone().unbind(),
+        }
+    }
+}
+
+// SAFETY: the pointer is into the buffer of a `bytes` object this value keeps alive; the
+// buffer is never written (bytes are immutable) nor moved or freed while the object lives, so
+// reading it from any thread, without the GIL, is sound. `Py<PyBytes>` is itself `Send`.
+unsafe impl Send for Lent {}
+
+impl AsRef<[u8]> for Lent {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `data` and `len` are the buffer of the `bytes` object held in `_object`,
+        // which is alive, immutable and unmoved for as long as `self` is (see `Send` above).
+        unsafe { std::slice::from_raw_parts(self.data, self.len) }
+    }
+}
+
 impl Source {
     pub(crate) fn extract(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
         if let Ok(list) = obj.cast::<PyList>() {
@@ -28,7 +63,7 @@ impl Source {
             return Ok(Source::Paths(paths));
         }
         if let Ok(b) = obj.cast::<PyBytes>() {
-            return Ok(Source::Bytes(bytes::Bytes::copy_from_slice(b.as_bytes())));
+            return Ok(Source::Bytes(bytes::Bytes::from_owner(Lent::new(b))));
         }
         if let Ok(b) = obj.cast::<PyByteArray>() {
             return Ok(Source::Bytes(bytes::Bytes::from(b.to_vec())));

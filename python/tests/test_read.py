@@ -61,6 +61,39 @@ def test_sources_path_pathlike_list_glob_bytes_and_file_objects(tmp_path):
         avrow.read_avro(42)
 
 
+def test_bytes_are_read_in_place_and_held_while_read():
+    # `bytes` are lent to the reader, not copied: the reader holds the object until it is done
+    # (and on its worker threads), then lets it go.
+    import gc
+    import sys
+    import time
+
+    want = avrow.read_avro(ORDER)
+    data = open(ORDER, "rb").read()
+    baseline = sys.getrefcount(data)
+    for threads in (1, 2):
+        reader = avrow.open_avro(data, batch_size=100, threads=threads)
+        assert sys.getrefcount(data) > baseline
+        first = reader.read_next_batch()
+        rest = list(reader)
+        assert pa.Table.from_batches([first, *rest], schema=reader.schema).equals(want)
+        reader.close()
+        del reader, first, rest
+        gc.collect()
+        # A reference dropped on a worker thread is released when the extension next takes
+        # the GIL (any call into it).
+        for _ in range(200):
+            avrow.read_schema(ORDER)
+            if sys.getrefcount(data) == baseline:
+                break
+            time.sleep(0.01)
+        assert sys.getrefcount(data) == baseline, threads
+    # The only reference to the bytes may be the reader's.
+    reader = avrow.open_avro(open(ORDER, "rb").read(), threads=2)
+    gc.collect()
+    assert reader.read_all().equals(want)
+
+
 def test_streaming_in_bounded_batches():
     want = avrow.read_avro(ORDER)
     reader = avrow.open_avro(ORDER, batch_size=100)
