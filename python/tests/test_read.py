@@ -38,7 +38,7 @@ def test_there_are_fixtures():
 
 def test_sources_path_pathlike_list_glob_bytes_and_file_objects(tmp_path):
     want = avrow.read_avro(ORDER)
-    data = open(ORDER, "rb").read()
+    data = pathlib.Path(ORDER).read_bytes()
     assert avrow.read_avro(pathlib.Path(ORDER)).equals(want)
     assert avrow.read_avro(data).equals(want)
     assert avrow.read_avro(bytearray(data)).equals(want)
@@ -69,7 +69,7 @@ def test_bytes_are_read_in_place_and_held_while_read():
     import time
 
     want = avrow.read_avro(ORDER)
-    data = open(ORDER, "rb").read()
+    data = pathlib.Path(ORDER).read_bytes()
     baseline = sys.getrefcount(data)
     for threads in (1, 2):
         reader = avrow.open_avro(data, batch_size=100, threads=threads)
@@ -80,8 +80,9 @@ def test_bytes_are_read_in_place_and_held_while_read():
         reader.close()
         del reader, first, rest
         gc.collect()
-        # A reference dropped on a worker thread is released when the extension next takes
-        # the GIL (any call into it).
+        # Workers let go of the source before they hand over their batches, so the reader's
+        # close releases the last reference; were one dropped on a worker thread without the
+        # GIL, pyo3 would release it when the extension next takes the GIL (any call into it).
         for _ in range(200):
             avrow.read_schema(ORDER)
             if sys.getrefcount(data) == baseline:
@@ -89,7 +90,7 @@ def test_bytes_are_read_in_place_and_held_while_read():
             time.sleep(0.01)
         assert sys.getrefcount(data) == baseline, threads
     # The only reference to the bytes may be the reader's.
-    reader = avrow.open_avro(open(ORDER, "rb").read(), threads=2)
+    reader = avrow.open_avro(pathlib.Path(ORDER).read_bytes(), threads=2)
     gc.collect()
     assert reader.read_all().equals(want)
 
@@ -245,7 +246,7 @@ def test_ctrl_c_stops_a_read_between_batches(tmp_path):
 def test_a_file_object_through_the_stream_interface():
     # The file object is read on avrow's thread, which takes the GIL; the consumer's thread
     # must not hold it while waiting for a batch.
-    data = open(ORDER, "rb").read()
+    data = pathlib.Path(ORDER).read_bytes()
     want = avrow.read_avro(ORDER)
     got = pa.RecordBatchReader.from_stream(avrow.open_avro(io.BytesIO(data), batch_size=100)).read_all()
     assert got.equals(want)

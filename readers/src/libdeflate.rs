@@ -47,6 +47,10 @@ impl Libdeflate {
     /// read zeroing its room). On anything but [`Inflated::Done`], `out` is left empty.
     pub(crate) fn inflate(&mut self, input: &[u8], out: &mut Vec<u8>, room: usize) -> Inflated {
         out.clear();
+        if out.capacity() < room {
+            // A fresh allocation rather than a grown one, which would copy the old bytes.
+            *out = Vec::new();
+        }
         out.reserve(room);
         let mut used = 0usize;
         let mut produced = 0usize;

@@ -322,6 +322,10 @@ impl Parallel {
                     blocks[0].ctx.file
                 ))),
             };
+            // The blocks go before the output is sent: they hold the source's buffer, which
+            // may be a caller's (a Python `bytes` object), and the reader may drop its own
+            // hold as soon as it has the output.
+            drop(blocks);
             // The reader may have been dropped; then nobody wants the result.
             let _ = tx.send(output);
         });

@@ -389,8 +389,9 @@ fn cut_by_window_end(e: &DecodeError) -> bool {
 }
 
 impl RecordDecoder {
-    /// Check that the data `fill` produces is a valid block of `count` records, holding only
-    /// about `window` bytes of it at a time, and decoding nothing into this decoder.
+    /// Check that the data `fill` produces is a valid block of `count` records, holding at
+    /// most about twice `window` bytes of it at a time (bytes already checked are dropped once
+    /// they are as many as those left), and decoding nothing into this decoder.
     ///
     /// `fill` appends the data's next piece to the vector it is given and returns the piece's
     /// length (0 at the end); it also enforces the block size limit, `limit` (the most bytes
