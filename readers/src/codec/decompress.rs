@@ -169,9 +169,9 @@ impl Decompressor {
     /// block's size where it is known, else a quarter more than the last block's output (at
     /// least 4 times the input), then four times as much, never more than `limit`. The room
     /// is reserved, not zeroed, so only the pages the output fills are touched. A block
-    /// larger than that, and data libdeflate
-    /// rejects, are inflated by zlib-rs, whose output grows in chunks as bytes are produced
-    /// (a bomb touches no more than it produces) and which says what is wrong with bad data.
+    /// larger than that, and data libdeflate rejects, are inflated by zlib-rs, whose output
+    /// grows in chunks as bytes are produced (a bomb touches no more than it produces) and
+    /// which says what is wrong with bad data.
     fn libdeflate(
         &mut self,
         input: &[u8],
@@ -277,12 +277,11 @@ impl Decompressor {
             _ => None,
         };
         // Room for the output of a one-pass decode: the size a streaming check measured; a
-        // declared size as far as the buffer
-        // already reaches or the input could plausibly expand; without one (Avro writers
-        // rarely declare it), a quarter more than the last block gave, at least twice the
-        // input, as far as the input could plausibly expand. Anything larger, several frames
-        // and bad data are decoded by the streaming path, whose buffer grows only as the frame
-        // produces bytes.
+        // declared size as far as the buffer already reaches or the input could plausibly
+        // expand; without one (Avro writers rarely declare it), a quarter more than the last
+        // block gave, at least twice the input, as far as the input could plausibly expand.
+        // Anything larger, several frames and bad data are decoded by the streaming path,
+        // whose buffer grows only as the frame produces bytes.
         let plausible = zstd_eager_size(input.len()).max(out.capacity() as u64);
         let room = match (self.known, declared) {
             (Some(size), _) => Some(size.min(limit) as u64),
