@@ -232,8 +232,9 @@ impl<'a, K: Kernel> Cursor<'a, K> {
 /// [`Cursor`], whose errors name the field and the byte offset. Nested records share their
 /// enclosing cursor and its check.
 ///
-/// Held in a local, it lives in registers across a record's fields: the primitive reads need no
-/// memory traffic and no `Result` check per field.
+/// No `Result` check per field. In the row loop of scalar records
+/// ([`StructCol::decode_rows_scalar`](super::column::StructCol)) it lives in registers; in the
+/// loops that can read any field the compiler keeps it in memory (see [`Sticky::out_of_line`]).
 pub(crate) struct Sticky<'a, K> {
     pub(crate) buf: &'a [u8],
     /// Always `<= buf.len()`.
@@ -328,6 +329,22 @@ impl<'a, K: Kernel> Sticky<'a, K> {
     #[inline(always)]
     pub(crate) fn join(&mut self, fork: Self) {
         self.pos = fork.pos;
+    }
+
+    /// Run `out`, a call the compiler keeps out of line, on a copy of this cursor
+    /// ([`Sticky::fork`]), then take the copy's position ([`Sticky::join`]). A cursor whose
+    /// address is passed to a call lives in memory for the whole function it is in, so one
+    /// such call anywhere in a record's row loop puts every field's position through a store
+    /// and a reload. (In the loops that can read any field, calls made this way did not keep
+    /// the cursor in registers: the compiler spilled it there anyway, and the copies cost the
+    /// loops of arrays and maps 3-10 %; the loop of scalars uses it in its fallback arm, which
+    /// its records never take.)
+    #[inline(always)]
+    pub(crate) fn out_of_line<R>(&mut self, out: impl FnOnce(&mut Self) -> R) -> R {
+        let mut g = self.fork();
+        let r = out(&mut g);
+        self.join(g);
+        r
     }
 
     /// Whether a read failed.

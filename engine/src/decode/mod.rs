@@ -34,6 +34,10 @@ const PLAIN_ROWS: u8 = 0;
 const NESTED_ROWS: u8 = 1;
 /// [`StructCol::decode_rows_inline_numbers`], for a root with nullable ints or enums.
 const NUMBER_ROWS: u8 = 2;
+/// [`StructCol::decode_rows_scalar`], for a root of scalar fields and nullable ones
+/// (nullable ints and enums not among them, or among them: `SCALAR_NUMBER_ROWS`).
+const SCALAR_ROWS: u8 = 3;
+const SCALAR_NUMBER_ROWS: u8 = 4;
 
 pub(crate) use column::parse_uuid;
 pub use plan::DecodeOptions;
@@ -344,6 +348,12 @@ impl RecordDecoder {
         // for records without nested ones).
         let result = if self.root.nests_records() {
             crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, NESTED_ROWS>(k, data, pos, n, false))
+        } else if self.root.reads_scalars() {
+            if self.root.inlines_nullable_numbers() {
+                crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, SCALAR_NUMBER_ROWS>(k, data, pos, n, false))
+            } else {
+                crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, SCALAR_ROWS>(k, data, pos, n, false))
+            }
         } else if self.root.inlines_nullable_numbers() {
             crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, NUMBER_ROWS>(k, data, pos, n, false))
         } else {
@@ -370,8 +380,9 @@ impl RecordDecoder {
     }
 
     /// The rows of [`RecordDecoder::decode_rows`] through one of the root's row loops
-    /// (`LOOP`: [`PLAIN_ROWS`], [`NESTED_ROWS`] or [`NUMBER_ROWS`]), strings checked as they
-    /// are read when `check_utf8` (only the plain loop checks them). One instance per loop,
+    /// (`LOOP`: [`PLAIN_ROWS`], [`NESTED_ROWS`], [`NUMBER_ROWS`], [`SCALAR_ROWS`] or
+    /// [`SCALAR_NUMBER_ROWS`]), strings checked as they are read when `check_utf8` (only the
+    /// plain loop checks them). One instance per loop,
     /// each out of line: a branch to another loop inside the plain loop's function changed
     /// that loop's code (5 % more instructions for records that take neither other loop).
     #[inline(never)]
@@ -395,6 +406,8 @@ impl RecordDecoder {
         match LOOP {
             NESTED_ROWS => self.root.decode_rows_nested(&mut c, n),
             NUMBER_ROWS => self.root.decode_rows_inline_numbers(&mut c, n),
+            SCALAR_ROWS => self.root.decode_rows_scalar::<K, false>(&mut c, n),
+            SCALAR_NUMBER_ROWS => self.root.decode_rows_scalar::<K, true>(&mut c, n),
             _ => self.root.decode_rows(&mut c, n),
         }
         .map_err(|(i, e)| e.at_record(i as u64))?;

@@ -543,6 +543,20 @@ impl NullableCol {
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
     ) {
+        if !self.fast_sticky::<K, INLINE_NUMBERS, false>(f) {
+            self.slow_sticky::<K, INLINE_RECORD>(f, c);
+        }
+    }
+
+    /// The value of [`NullableCol::decode_sticky_with`] read with no branch on null where the
+    /// child's kind has such a read; `false`, with nothing read, where it does not decide.
+    /// `NO_NUMBERS`: `int`s and enums are not read here (always `false`), for a loop that
+    /// has none and must not call out with the cursor ([`number_or_null_out`]).
+    #[inline(always)]
+    pub(super) fn fast_sticky<K: Kernel, const INLINE_NUMBERS: bool, const NO_NUMBERS: bool>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+    ) -> bool {
         // The branch index as its one encoded byte (zigzag 0 and 1: the bytes 0 and 2),
         // compared without decoding it. Anything else fails the record (or array block),
         // which the reference path then decodes again: it reports a bad index and accepts an
@@ -550,13 +564,13 @@ impl NullableCol {
         let value_byte = self.value_byte;
         let k = f.k;
         let validity = &mut self.validity;
-        let fast = match &mut self.child {
+        match &mut self.child {
             Column::Int64(p) => {
                 number_or_null(f, value_byte, validity, LongAt(k), |v| p.values.push(v))
             }
             // Ints (and enums) inline only in the row loops of records that have them
             // (`INLINE_NUMBERS`), else through a call ([`number_or_null_out`]).
-            Column::Int32(p) => number_or_null_in::<K, i32, INLINE_NUMBERS>(
+            Column::Int32(p) if !NO_NUMBERS => number_or_null_in::<K, i32, INLINE_NUMBERS>(
                 f,
                 value_byte,
                 validity,
@@ -573,16 +587,50 @@ impl NullableCol {
             Column::Boolean(bits) => {
                 number_or_null(f, value_byte, validity, BoolAt, |v| bits.push(v != 0))
             }
-            Column::Enum(e) => e.or_null_sticky::<K, INLINE_NUMBERS>(f, value_byte, validity),
+            Column::Enum(e) if !NO_NUMBERS => {
+                e.or_null_sticky::<K, INLINE_NUMBERS>(f, value_byte, validity)
+            }
             Column::Bytes(b) => b.or_null_sticky(f, value_byte, validity),
             Column::Fixed(x) => x.or_null_sticky(f, value_byte, validity),
             Column::UuidString(x) => x.uuid_or_null_sticky(f, value_byte, validity),
             Column::Decimal(d) => d.or_null_sticky(f, value_byte, validity),
             _ => false,
-        };
-        if fast {
-            return;
         }
+    }
+
+    /// [`NullableCol::slow_sticky`] for a scalar child (a record's row loop of scalars,
+    /// `StructCol::decode_rows_scalar`): its reads inline, anything else through
+    /// [`Column::decode_nested`].
+    #[inline(always)]
+    pub(super) fn slow_scalar_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
+        let value_byte = self.value_byte;
+        match f.buf.get(f.pos) {
+            Some(&b) if b == value_byte => {
+                f.pos += 1;
+                self.validity.push(true);
+                decode_primitive_sticky!(&mut self.child, f, other => nested_sticky(other, f, c));
+            }
+            Some(&b) if b == 2 - value_byte => {
+                f.pos += 1;
+                self.push_null();
+            }
+            _ => f.fail(),
+        }
+    }
+
+    /// The value of [`NullableCol::decode_sticky_with`] with a branch on null, for what
+    /// [`NullableCol::fast_sticky`] does not decide.
+    #[inline(always)]
+    fn slow_sticky<K: Kernel, const INLINE_RECORD: bool>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
+        let value_byte = self.value_byte;
         match f.buf.get(f.pos) {
             Some(&b) if b == value_byte => {
                 f.pos += 1;

@@ -34,6 +34,9 @@ pub(crate) struct StructCol {
     /// block's rows then read the leaves of the tree in one loop
     /// ([`StructCol::decode_rows_nested`]).
     nested: bool,
+    /// Whether every field is a scalar value or a nullable one and the rows are not read in
+    /// bulk (see [`StructCol::reads_scalars`]).
+    scalar: bool,
     /// The size of a record whose fields all have a fixed size (float, double, fixed), which
     /// [`StructCol::decode_fixed_rows`] decodes with strided copies.
     fixed_row: Option<usize>,
@@ -79,6 +82,13 @@ impl StructCol {
             })
             .sum::<Option<usize>>()
             .filter(|&size| size > 0);
+        // (Records read in bulk keep the plain loop for their last rows: no gain to have.)
+        let scalar = !flat
+            && fixed_row.is_none()
+            && columns.iter().all(|c| match c {
+                Column::Nullable(n) => is_scalar(&n.child),
+                other => is_scalar(other),
+            });
         StructCol {
             columns,
             names,
@@ -88,6 +98,7 @@ impl StructCol {
             flat,
             nullable_numbers,
             nested,
+            scalar,
             fixed_row,
             scratch: Vec::new(),
             hint: BulkHint::default(),
@@ -131,7 +142,8 @@ impl StructCol {
     /// error, the index of the record that failed (the records before it are complete).
     /// Always inlined, so that a list of records runs this loop without a call per item.
     ///
-    /// The fast path reads primitives through a [`Sticky`] cursor held in registers and checks
+    /// The fast path reads primitives through a [`Sticky`] cursor (see its doc for where it
+    /// stays in registers) and checks
     /// for errors once per record, at its end; a record that failed is dropped and decoded
     /// again by [`StructCol::decode_slow`], which finds the error and names its field.
     #[inline(always)]
@@ -140,7 +152,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, false, false>(c, n)
+        self.decode_n_with::<K, false, false, false>(c, n)
     }
 
     /// [`StructCol::decode_n`] for a block's rows: the data ahead of the loop is prefetched
@@ -152,7 +164,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, true, false>(c, n)
+        self.decode_n_with::<K, true, false, false>(c, n)
     }
 
     /// [`StructCol::decode_rows`] with the nullable `int`s and enums among the fields read
@@ -163,7 +175,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, true, true>(c, n)
+        self.decode_n_with::<K, true, true, false>(c, n)
     }
 
     /// Whether a block's rows are read by [`StructCol::decode_rows_inline_numbers`]: a field
@@ -175,8 +187,38 @@ impl StructCol {
         self.nullable_numbers
     }
 
+    /// Whether a block's rows are read by [`StructCol::decode_rows_scalar`]: every field is
+    /// a number, boolean, enum, string, bytes, fixed, decimal or uuid, or one of them or
+    /// null, and the rows are not read in bulk (neither all varints nor all fixed-size). Their
+    /// loop's code has only those reads (anything else is a call), so the
+    /// compiler keeps its cursor in registers, where the loop that can read any field keeps
+    /// it in memory: a store and a reload on every field's path.
+    pub(crate) fn reads_scalars(&self) -> bool {
+        self.scalar
+    }
+
+    /// [`StructCol::decode_rows`] for records of [`StructCol::reads_scalars`]: with
+    /// `INLINE_NUMBERS` (records with nullable `int`s or enums) their reads inline, without
+    /// them not in the loop at all (their code made WideRecord's loop 10 % slower; none comes
+    /// there, as the form is chosen by [`StructCol::inlines_nullable_numbers`], and one would be
+    /// read with a branch on null, not by a call, which would take the cursor's address).
     #[inline(always)]
-    fn decode_n_with<K: Kernel, const PREFETCH: bool, const INLINE_NUMBERS: bool>(
+    pub(crate) fn decode_rows_scalar<K: Kernel, const INLINE_NUMBERS: bool>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        debug_assert!(self.scalar);
+        self.decode_n_with::<K, true, INLINE_NUMBERS, true>(c, n)
+    }
+
+    #[inline(always)]
+    fn decode_n_with<
+        K: Kernel,
+        const PREFETCH: bool,
+        const INLINE_NUMBERS: bool,
+        const SCALAR: bool,
+    >(
         &mut self,
         c: &mut Cursor<'_, K>,
         n: usize,
@@ -208,7 +250,11 @@ impl StructCol {
             // A block's rows (`PREFETCH`) decode their record fields (plain or nullable)
             // inline, an array's items through a call (see `StructCol::fields_sticky`).
             for col in self.columns.iter_mut() {
-                field_sticky::<K, PREFETCH, INLINE_NUMBERS>(col, f, c);
+                if SCALAR {
+                    field_scalar::<K, INLINE_NUMBERS>(col, f, c);
+                } else {
+                    field_sticky::<K, PREFETCH, INLINE_NUMBERS>(col, f, c);
+                }
             }
             if f.failed() {
                 self.decode_slow(c, start).map_err(|e| (i, e))?;
@@ -597,6 +643,54 @@ fn field_sticky<K: Kernel, const INLINE_RECORD: bool, const INLINE_NUMBERS: bool
         | Column::Promoted(_)
         | Column::Resolved(_)) => nested_sticky(other, f, c),
     });
+}
+
+/// Whether `col` is read inline by [`field_scalar`].
+fn is_scalar(col: &Column) -> bool {
+    matches!(
+        col,
+        Column::Int32(_)
+            | Column::Int64(_)
+            | Column::Float32(_)
+            | Column::Float64(_)
+            | Column::Bytes(_)
+            | Column::Boolean(_)
+            | Column::Enum(_)
+            | Column::Fixed(_)
+            | Column::Decimal(_)
+            | Column::UuidString(_)
+    )
+}
+
+/// One field of [`StructCol::decode_rows_scalar`]'s loop: scalars and their nullable forms
+/// inline (a nullable value the branch-free read does not decide by
+/// [`NullableCol::slow_scalar_sticky`](super::NullableCol), with a branch on null); any other
+/// column through a call on a copy of the cursor (an arm the loop's records never take).
+#[inline(always)]
+fn field_scalar<K: Kernel, const INLINE_NUMBERS: bool>(
+    col: &mut Column,
+    f: &mut Sticky<'_, K>,
+    c: &mut Cursor<'_, K>,
+) {
+    decode_primitive_sticky!(col, f, other => match other {
+        Column::Nullable(n) => {
+            let fast = if INLINE_NUMBERS {
+                n.fast_sticky::<K, true, false>(f)
+            } else {
+                n.fast_sticky::<K, false, true>(f)
+            };
+            if !fast {
+                n.slow_scalar_sticky(f, c);
+            }
+        }
+        other => f.out_of_line(|g| field_sticky_out(other, g, c)),
+    });
+}
+
+/// [`field_sticky`] through a call.
+#[inline(never)]
+fn field_sticky_out<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Cursor<'_, K>) {
+    field_sticky::<K, false, false>(col, f, c);
 }
 
 #[cfg(test)]
