@@ -409,8 +409,17 @@ fn nullable_numbers_without_a_branch_match_the_reference() {
             batches.extend(d.flush().unwrap());
             batches
         };
+        let before = column::slow_records();
         let reference = decode(&padded);
+        assert_eq!(
+            column::slow_records() - before,
+            rows,
+            "every row decoded again"
+        );
+        let before = column::slow_records();
         assert_eq!(decode(&plain), reference, "batch size {batch_size}");
+        // (Read by the row loop alone: no row decoded again.)
+        assert_eq!(column::slow_records(), before, "batch size {batch_size}");
         // The same record as the one field of another: read by the record loop's fields
         // path (the numbers through a call, `number_or_null_out`), not the row loop.
         let wrapped =

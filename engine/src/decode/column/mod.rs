@@ -209,6 +209,8 @@ mod uuid;
 
 pub(crate) use bytes::{BytesCol, BytesKind, FixedCol};
 pub(crate) use nested::{ListCol, MapCol, NullableCol};
+#[cfg(test)]
+pub(crate) use record::slow_records;
 pub(crate) use record::StructCol;
 pub(crate) use scalar::{DecimalCol, DecimalSource, EnumCol, EnumRemap, Prim};
 pub(crate) use union::UnionCol;

@@ -544,7 +544,7 @@ impl NullableCol {
         c: &mut Cursor<'_, K>,
     ) {
         if !self.fast_sticky::<K, INLINE_NUMBERS, false>(f) {
-            self.slow_sticky::<K, INLINE_RECORD>(f, c);
+            self.slow_sticky::<K, INLINE_RECORD, false>(f, c);
         }
     }
 
@@ -598,34 +598,12 @@ impl NullableCol {
         }
     }
 
-    /// [`NullableCol::slow_sticky`] for a scalar child (a record's row loop of scalars,
-    /// `StructCol::decode_rows_scalar`): its reads inline, anything else through
-    /// [`Column::decode_nested`].
-    #[inline(always)]
-    pub(super) fn slow_scalar_sticky<K: Kernel>(
-        &mut self,
-        f: &mut Sticky<'_, K>,
-        c: &mut Cursor<'_, K>,
-    ) {
-        let value_byte = self.value_byte;
-        match f.buf.get(f.pos) {
-            Some(&b) if b == value_byte => {
-                f.pos += 1;
-                self.validity.push(true);
-                decode_primitive_sticky!(&mut self.child, f, other => nested_sticky(other, f, c));
-            }
-            Some(&b) if b == 2 - value_byte => {
-                f.pos += 1;
-                self.push_null();
-            }
-            _ => f.fail(),
-        }
-    }
-
     /// The value of [`NullableCol::decode_sticky_with`] with a branch on null, for what
-    /// [`NullableCol::fast_sticky`] does not decide.
+    /// [`NullableCol::fast_sticky`] does not decide. `SCALAR`: for a scalar child (a record's
+    /// row loop of scalars, `StructCol::decode_rows_scalar`), whose code has no arm for
+    /// records, arrays or maps (anything else goes through [`Column::decode_nested`]).
     #[inline(always)]
-    fn slow_sticky<K: Kernel, const INLINE_RECORD: bool>(
+    pub(super) fn slow_sticky<K: Kernel, const INLINE_RECORD: bool, const SCALAR: bool>(
         &mut self,
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
@@ -636,6 +614,7 @@ impl NullableCol {
                 f.pos += 1;
                 self.validity.push(true);
                 decode_primitive_sticky!(&mut self.child, f, other => match other {
+                    other if SCALAR => nested_sticky(other, f, c),
                     Column::Struct(s) if INLINE_RECORD => s.fields_sticky_inline::<K, false>(f, c),
                     Column::Struct(s) => s.fields_sticky(f, c),
                     Column::List(l) => l.field_sticky(f, c),

@@ -485,6 +485,8 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         start: usize,
     ) -> Result<(), DecodeError> {
+        #[cfg(test)]
+        SLOW_RECORDS.with(|n| n.set(n.get() + 1));
         self.truncate(self.len);
         c.pos = start;
         self.decode_checked(c)
@@ -662,9 +664,23 @@ fn is_scalar(col: &Column) -> bool {
     )
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The records [`StructCol::decode_slow`] decoded again on this thread: a test of a fast
+    /// path checks that it read its rows itself (one that failed every row would still give
+    /// the reference's batches, decoded again value by value).
+    static SLOW_RECORDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The records [`StructCol::decode_slow`] decoded again on this thread so far.
+#[cfg(test)]
+pub(crate) fn slow_records() -> u64 {
+    SLOW_RECORDS.with(std::cell::Cell::get)
+}
+
 /// One field of [`StructCol::decode_rows_scalar`]'s loop: scalars and their nullable forms
 /// inline (a nullable value the branch-free read does not decide by
-/// [`NullableCol::slow_scalar_sticky`](super::NullableCol), with a branch on null); any other
+/// `NullableCol::slow_sticky`, with a branch on null); any other
 /// column through a call on a copy of the cursor (an arm the loop's records never take).
 #[inline(always)]
 fn field_scalar<K: Kernel, const INLINE_NUMBERS: bool>(
@@ -680,7 +696,7 @@ fn field_scalar<K: Kernel, const INLINE_NUMBERS: bool>(
                 n.fast_sticky::<K, false, true>(f)
             };
             if !fast {
-                n.slow_scalar_sticky(f, c);
+                n.slow_sticky::<K, false, true>(f, c);
             }
         }
         other => f.out_of_line(|g| field_sticky_out(other, g, c)),

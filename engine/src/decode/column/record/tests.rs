@@ -2,6 +2,7 @@
 //! leaves, and arrays of records read on the enclosing cursor, against the value-by-value
 //! path.
 
+use super::slow_records;
 use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag, Rng};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::schema::Schema;
@@ -79,7 +80,10 @@ fn records_nested_deep_match_the_reference() {
         batches
     };
     for batch_size in [1, 7, 1000] {
+        let before = slow_records();
         let plain = decode(&encodings[0], batch_size);
+        // (Read by the nested loop alone, no row decoded again.)
+        assert_eq!(slow_records(), before, "batch size {batch_size}");
         assert_eq!(
             plain,
             decode(&encodings[1], batch_size),
@@ -643,13 +647,29 @@ fn records_of_scalars_match_the_reference() {
             batches
         };
         for batch_size in [1, 7, 1000] {
+            // Every row has a padded index: each is decoded again value by value, once.
+            let before = slow_records();
             let reference = decode(&encodings[2], batch_size);
+            assert_eq!(
+                slow_records() - before,
+                rows as u64,
+                "batch size {batch_size}"
+            );
             for (e, data) in encodings[..2].iter().enumerate() {
+                let before = slow_records();
                 assert_eq!(
                     decode(data, batch_size),
                     reference,
                     "numbers {with_numbers}, encoding {e}, batch size {batch_size}"
                 );
+                // The plain encoding is read by the loop alone; the one with some padded
+                // rows decodes those (and only those) again.
+                let again = slow_records() - before;
+                if e == 0 {
+                    assert_eq!(again, 0, "batch size {batch_size}");
+                } else {
+                    assert!(again > 0 && again < rows as u64, "{again} rows again");
+                }
             }
             // The strings as written: the plain `string` field and the long nullable one.
             let string_fields = [6, kinds.len() - 1];
