@@ -38,6 +38,9 @@ const NUMBER_ROWS: u8 = 2;
 /// (nullable ints and enums not among them, or among them: `SCALAR_NUMBER_ROWS`).
 const SCALAR_ROWS: u8 = 3;
 const SCALAR_NUMBER_ROWS: u8 = 4;
+/// [`StructCol::decode_rows_scalar`] with general unions of scalars among the fields (their
+/// reads, and the nullable numbers', inline).
+const SCALAR_UNION_ROWS: u8 = 5;
 
 pub(crate) use column::parse_uuid;
 pub use plan::DecodeOptions;
@@ -349,7 +352,9 @@ impl RecordDecoder {
         let result = if self.root.nests_records() {
             crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, NESTED_ROWS>(k, data, pos, n, false))
         } else if self.root.reads_scalars() {
-            if self.root.inlines_nullable_numbers() {
+            if self.root.scalar_unions() {
+                crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, SCALAR_UNION_ROWS>(k, data, pos, n, false))
+            } else if self.root.inlines_nullable_numbers() {
                 crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, SCALAR_NUMBER_ROWS>(k, data, pos, n, false))
             } else {
                 crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, SCALAR_ROWS>(k, data, pos, n, false))
@@ -380,8 +385,8 @@ impl RecordDecoder {
     }
 
     /// The rows of [`RecordDecoder::decode_rows`] through one of the root's row loops
-    /// (`LOOP`: [`PLAIN_ROWS`], [`NESTED_ROWS`], [`NUMBER_ROWS`], [`SCALAR_ROWS`] or
-    /// [`SCALAR_NUMBER_ROWS`]), strings checked as they are read when `check_utf8` (only the
+    /// (`LOOP`: [`PLAIN_ROWS`], [`NESTED_ROWS`], [`NUMBER_ROWS`], [`SCALAR_ROWS`],
+    /// [`SCALAR_NUMBER_ROWS`] or [`SCALAR_UNION_ROWS`]), strings checked as they are read when `check_utf8` (only the
     /// plain loop checks them). One instance per loop,
     /// each out of line: a branch to another loop inside the plain loop's function changed
     /// that loop's code (5 % more instructions for records that take neither other loop).
@@ -406,8 +411,9 @@ impl RecordDecoder {
         match LOOP {
             NESTED_ROWS => self.root.decode_rows_nested(&mut c, n),
             NUMBER_ROWS => self.root.decode_rows_inline_numbers(&mut c, n),
-            SCALAR_ROWS => self.root.decode_rows_scalar::<K, false>(&mut c, n),
-            SCALAR_NUMBER_ROWS => self.root.decode_rows_scalar::<K, true>(&mut c, n),
+            SCALAR_ROWS => self.root.decode_rows_scalar::<K, false, false>(&mut c, n),
+            SCALAR_NUMBER_ROWS => self.root.decode_rows_scalar::<K, true, false>(&mut c, n),
+            SCALAR_UNION_ROWS => self.root.decode_rows_scalar::<K, true, true>(&mut c, n),
             _ => self.root.decode_rows(&mut c, n),
         }
         .map_err(|(i, e)| e.at_record(i as u64))?;

@@ -37,6 +37,9 @@ pub(crate) struct StructCol {
     /// Whether every field is a scalar value or a nullable one and the rows are not read in
     /// bulk (see [`StructCol::reads_scalars`]).
     scalar: bool,
+    /// Whether some field of a [`StructCol::reads_scalars`] record is a general union (of
+    /// scalars and null): its loop's form with the union's read in it.
+    scalar_unions: bool,
     /// The size of a record whose fields all have a fixed size (float, double, fixed), which
     /// [`StructCol::decode_fixed_rows`] decodes with strided copies.
     fixed_row: Option<usize>,
@@ -87,8 +90,10 @@ impl StructCol {
             && fixed_row.is_none()
             && columns.iter().all(|c| match c {
                 Column::Nullable(n) => is_scalar(&n.child),
+                Column::Union(u) => u.scalar_branches(),
                 other => is_scalar(other),
             });
+        let scalar_unions = scalar && columns.iter().any(|c| matches!(c, Column::Union(_)));
         StructCol {
             columns,
             names,
@@ -99,6 +104,7 @@ impl StructCol {
             nullable_numbers,
             nested,
             scalar,
+            scalar_unions,
             fixed_row,
             scratch: Vec::new(),
             hint: BulkHint::default(),
@@ -152,7 +158,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, false, false, false>(c, n)
+        self.decode_n_with::<K, false, false, false, false>(c, n)
     }
 
     /// [`StructCol::decode_n`] for a block's rows: the data ahead of the loop is prefetched
@@ -164,7 +170,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, true, false, false>(c, n)
+        self.decode_n_with::<K, true, false, false, false>(c, n)
     }
 
     /// [`StructCol::decode_rows`] with the nullable `int`s and enums among the fields read
@@ -175,7 +181,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, true, true, false>(c, n)
+        self.decode_n_with::<K, true, true, false, false>(c, n)
     }
 
     /// Whether a block's rows are read by [`StructCol::decode_rows_inline_numbers`]: a field
@@ -197,19 +203,26 @@ impl StructCol {
         self.scalar
     }
 
+    /// Whether [`StructCol::decode_rows_scalar`] reads this record with its union arm
+    /// (`UNIONS`): some field is a general union of scalar branches (the arm kept out of the
+    /// loop of records that have none, as the nullable numbers' reads are).
+    pub(crate) fn scalar_unions(&self) -> bool {
+        self.scalar_unions
+    }
+
     /// [`StructCol::decode_rows`] for records of [`StructCol::reads_scalars`]: with
     /// `INLINE_NUMBERS` (records with nullable `int`s or enums) their reads inline, without
     /// them not in the loop at all (their code made WideRecord's loop 10 % slower; none comes
     /// there, as the form is chosen by [`StructCol::inlines_nullable_numbers`], and one would be
     /// read with a branch on null, not by a call, which would take the cursor's address).
     #[inline(always)]
-    pub(crate) fn decode_rows_scalar<K: Kernel, const INLINE_NUMBERS: bool>(
+    pub(crate) fn decode_rows_scalar<K: Kernel, const INLINE_NUMBERS: bool, const UNIONS: bool>(
         &mut self,
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        debug_assert!(self.scalar);
-        self.decode_n_with::<K, true, INLINE_NUMBERS, true>(c, n)
+        debug_assert!(self.scalar && (UNIONS || !self.scalar_unions));
+        self.decode_n_with::<K, true, INLINE_NUMBERS, true, UNIONS>(c, n)
     }
 
     #[inline(always)]
@@ -218,6 +231,7 @@ impl StructCol {
         const PREFETCH: bool,
         const INLINE_NUMBERS: bool,
         const SCALAR: bool,
+        const UNIONS: bool,
     >(
         &mut self,
         c: &mut Cursor<'_, K>,
@@ -251,7 +265,7 @@ impl StructCol {
             // inline, an array's items through a call (see `StructCol::fields_sticky`).
             for col in self.columns.iter_mut() {
                 if SCALAR {
-                    field_scalar::<K, INLINE_NUMBERS>(col, f, c);
+                    field_scalar::<K, INLINE_NUMBERS, UNIONS>(col, f, c);
                 } else {
                     field_sticky::<K, PREFETCH, INLINE_NUMBERS>(col, f, c);
                 }
@@ -648,7 +662,7 @@ fn field_sticky<K: Kernel, const INLINE_RECORD: bool, const INLINE_NUMBERS: bool
 }
 
 /// Whether `col` is read inline by [`field_scalar`].
-fn is_scalar(col: &Column) -> bool {
+pub(super) fn is_scalar(col: &Column) -> bool {
     matches!(
         col,
         Column::Int32(_)
@@ -683,7 +697,7 @@ pub(crate) fn slow_records() -> u64 {
 /// `NullableCol::slow_sticky`, with a branch on null); any other
 /// column through a call on a copy of the cursor (an arm the loop's records never take).
 #[inline(always)]
-fn field_scalar<K: Kernel, const INLINE_NUMBERS: bool>(
+fn field_scalar<K: Kernel, const INLINE_NUMBERS: bool, const UNIONS: bool>(
     col: &mut Column,
     f: &mut Sticky<'_, K>,
     c: &mut Cursor<'_, K>,
@@ -699,6 +713,7 @@ fn field_scalar<K: Kernel, const INLINE_NUMBERS: bool>(
                 n.slow_sticky::<K, false, true>(f, c);
             }
         }
+        Column::Union(u) if UNIONS => u.decode_sticky_with::<K, true>(f, c),
         other => f.out_of_line(|g| field_sticky_out(other, g, c)),
     });
 }

@@ -92,10 +92,30 @@ impl UnionCol {
         }
     }
 
+    /// Whether every branch is a scalar ([`super::record::is_scalar`]) or `null`: a union
+    /// the row loop of scalars reads inline (`StructCol::decode_rows_scalar`).
+    pub(super) fn scalar_branches(&self) -> bool {
+        self.children
+            .iter()
+            .all(|c| matches!(c, Column::Null(_)) || super::record::is_scalar(c))
+    }
+
     /// [`Column::decode`] of a union on the fast path: the branch's value inline when it is a
     /// primitive.
     #[inline(always)]
     pub(super) fn decode_sticky<K: Kernel>(
+        &mut self,
+        f: &mut Sticky<'_, K>,
+        c: &mut Cursor<'_, K>,
+    ) {
+        self.decode_sticky_with::<K, false>(f, c)
+    }
+
+    /// [`UnionCol::decode_sticky`]; `SCALAR` for a union of [`UnionCol::scalar_branches`] in
+    /// the row loop of scalars, whose code then has no call that takes the cursor's address
+    /// (a record branch's fields would), so that the loop keeps it in registers.
+    #[inline(always)]
+    pub(super) fn decode_sticky_with<K: Kernel, const SCALAR: bool>(
         &mut self,
         f: &mut Sticky<'_, K>,
         c: &mut Cursor<'_, K>,
@@ -113,7 +133,7 @@ impl UnionCol {
         decode_primitive_sticky!(child, f, other => match other {
             // (The `null` branch of a general union: no call out of line.)
             Column::Null(len) => *len += 1,
-            Column::Struct(s) => s.fields_sticky(f, c),
+            Column::Struct(s) if !SCALAR => s.fields_sticky(f, c),
             other => nested_sticky(other, f, c),
         });
     }

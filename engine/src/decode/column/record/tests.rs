@@ -721,3 +721,132 @@ fn records_of_scalars_match_the_reference() {
         }
     }
 }
+
+/// Records whose fields are general unions of scalars (and null), beside scalars and
+/// nullable ones, are read by the scalar loop with the unions' reads in it
+/// (`StructCol::decode_rows_scalar` with `UNIONS`). Random rows encoded plainly, with some
+/// rows' nullable index padded (those rows fail the loop and are decoded again value by
+/// value) and with every such index padded (every row decoded again: the reference), give
+/// equal batches of 1, 7 and 1000 rows, with the union values as written. A branch index
+/// past the union's branches names the union's field and its record.
+#[test]
+fn records_with_unions_of_scalars_match_the_reference() {
+    use arrow_array::types::{Float64Type, Int32Type};
+    const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
+        {"name":"id","type":"long"},
+        {"name":"u4","type":["null","string","long","double"]},
+        {"name":"n","type":["null","int"]},
+        {"name":"u3","type":["int","string","boolean",
+            {"type":"enum","name":"E","symbols":["A","B"]}]},
+        {"name":"s","type":"string"}]}"#;
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let plan = DecodePlan::new(&schema, &DecodeOptions::default()).unwrap();
+    let d = plan.decoder();
+    assert!(d.root.reads_scalars() && d.root.scalar_unions());
+
+    let mut rng = Rng::new(0x0123_4567_89AB_CDEF);
+    let mut next = move |m: u64| rng.below(m);
+    let rows = 800;
+    let mut encodings = [Vec::new(), Vec::new(), Vec::new()];
+    // Each row's `u4` (branch, and its value as text) and `u3` branch and int value.
+    let mut written = Vec::new();
+    for row in 0..rows {
+        let id = next(1 << 40) as i64;
+        let b4 = next(4) as i64;
+        let text = format!("v{}", "x".repeat(next(70) as usize));
+        let long = next(1 << 45) as i64 - (1 << 44);
+        let double = next(1 << 30) as f64 / 7.0;
+        let n = (next(3) > 0).then(|| next(1 << 31) as i64 - (1 << 30));
+        let b3 = next(4) as i64;
+        let int = next(1 << 20) as i64 - (1 << 19);
+        let pad_some = next(4) == 0;
+        for (e, out) in encodings.iter_mut().enumerate() {
+            let pad = e == 2 || (e == 1 && pad_some);
+            zigzag(id, out);
+            zigzag(b4, out);
+            match b4 {
+                1 => string(&text, out),
+                2 => zigzag(long, out),
+                3 => out.extend(double.to_le_bytes()),
+                _ => {}
+            }
+            write_branch(i64::from(n.is_some()), pad, out);
+            if let Some(n) = n {
+                zigzag(n, out);
+            }
+            zigzag(b3, out);
+            match b3 {
+                0 => zigzag(int, out),
+                1 => string(&text, out),
+                2 => out.push((row % 2) as u8),
+                _ => zigzag((row % 2) as i64, out),
+            }
+            string(&format!("s{row}"), out);
+        }
+        written.push((b4, text, long, double, b3, int));
+    }
+    let decode = |data: &[u8], batch_size: usize| {
+        let mut d = plan.decoder().with_batch_size(batch_size);
+        let mut batches = d.decode_block(data, rows as u64).unwrap();
+        batches.extend(d.flush().unwrap());
+        batches
+    };
+    for batch_size in [1, 7, 1000] {
+        let before = slow_records();
+        let reference = decode(&encodings[2], batch_size);
+        assert_eq!(
+            slow_records() - before,
+            rows as u64,
+            "batch size {batch_size}"
+        );
+        let before = slow_records();
+        assert_eq!(decode(&encodings[0], batch_size), reference);
+        assert_eq!(
+            slow_records(),
+            before,
+            "the plain rows read by the loop alone"
+        );
+        let before = slow_records();
+        assert_eq!(decode(&encodings[1], batch_size), reference);
+        let again = slow_records() - before;
+        assert!(again > 0 && again < rows as u64, "{again} rows again");
+        // The union values as written.
+        let mut row = 0;
+        for b in &reference {
+            let u4 = b.column(1).as_union();
+            let u3 = b.column(3).as_union();
+            for i in 0..b.num_rows() {
+                let (b4, text, long, double, b3, int) = &written[row];
+                assert_eq!(i64::from(u4.type_id(i)), *b4, "row {row}");
+                let v = u4.value(i);
+                match b4 {
+                    1 => assert_eq!(v.as_string::<i32>().value(0), text),
+                    2 => assert_eq!(v.as_primitive::<Int64Type>().value(0), *long),
+                    3 => assert_eq!(v.as_primitive::<Float64Type>().value(0), *double),
+                    _ => assert_eq!(v.data_type(), &arrow_schema::DataType::Null),
+                }
+                assert_eq!(i64::from(u3.type_id(i)), *b3, "row {row}");
+                if *b3 == 0 {
+                    let v = u3.value(i);
+                    assert_eq!(i64::from(v.as_primitive::<Int32Type>().value(0)), *int);
+                }
+                row += 1;
+            }
+        }
+        assert_eq!(row, rows);
+    }
+    // Row 3's `u4` has branch index 4 (of 4 branches): the error names the field and row.
+    let mut bad = Vec::new();
+    for row in 0..5 {
+        zigzag(row, &mut bad);
+        zigzag(if row == 3 { 4 } else { 2 }, &mut bad);
+        zigzag(row, &mut bad);
+        write_branch(0, false, &mut bad);
+        zigzag(0, &mut bad);
+        zigzag(7, &mut bad);
+        string("s", &mut bad);
+    }
+    let e = plan.decoder().decode_block(&bad, 5).unwrap_err();
+    assert_eq!(e.field_path(), "u4", "{e}");
+    assert!(e.to_string().contains("record 3"), "{e}");
+}
