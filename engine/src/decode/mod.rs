@@ -34,8 +34,9 @@ const PLAIN_ROWS: u8 = 0;
 const NESTED_ROWS: u8 = 1;
 /// [`StructCol::decode_rows_inline_numbers`], for a root with nullable ints or enums.
 const NUMBER_ROWS: u8 = 2;
-/// [`StructCol::decode_rows_scalar`], for a root of scalar fields and nullable ones
-/// (nullable ints and enums not among them, or among them: `SCALAR_NUMBER_ROWS`).
+/// [`StructCol::decode_rows_scalar`], for a root of scalar fields and nullable ones, without
+/// general unions (nullable ints and enums not among them, or among them:
+/// `SCALAR_NUMBER_ROWS`).
 const SCALAR_ROWS: u8 = 3;
 const SCALAR_NUMBER_ROWS: u8 = 4;
 /// [`StructCol::decode_rows_scalar`] with general unions of scalars among the fields (their
@@ -386,9 +387,9 @@ impl RecordDecoder {
 
     /// The rows of [`RecordDecoder::decode_rows`] through one of the root's row loops
     /// (`LOOP`: [`PLAIN_ROWS`], [`NESTED_ROWS`], [`NUMBER_ROWS`], [`SCALAR_ROWS`],
-    /// [`SCALAR_NUMBER_ROWS`] or [`SCALAR_UNION_ROWS`]), strings checked as they are read when `check_utf8` (only the
-    /// plain loop checks them). One instance per loop,
-    /// each out of line: a branch to another loop inside the plain loop's function changed
+    /// [`SCALAR_NUMBER_ROWS`] or [`SCALAR_UNION_ROWS`]), strings checked as they are read
+    /// when `check_utf8` (only the plain loop checks them). One instance per loop, each out
+    /// of line: a branch to another loop inside the plain loop's function changed
     /// that loop's code (5 % more instructions for records that take neither other loop).
     #[inline(never)]
     fn decode_rows_with<K: Kernel, const LOOP: u8>(

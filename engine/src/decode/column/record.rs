@@ -34,8 +34,8 @@ pub(crate) struct StructCol {
     /// block's rows then read the leaves of the tree in one loop
     /// ([`StructCol::decode_rows_nested`]).
     nested: bool,
-    /// Whether every field is a scalar value or a nullable one and the rows are not read in
-    /// bulk (see [`StructCol::reads_scalars`]).
+    /// Whether every field is a scalar value, a nullable one or a general union of them and
+    /// the rows are not read in bulk (see [`StructCol::reads_scalars`]).
     scalar: bool,
     /// Whether some field of a [`StructCol::reads_scalars`] record is a general union (of
     /// scalars and null): its loop's form with the union's read in it.
@@ -194,11 +194,11 @@ impl StructCol {
     }
 
     /// Whether a block's rows are read by [`StructCol::decode_rows_scalar`]: every field is
-    /// a number, boolean, enum, string, bytes, fixed, decimal or uuid, or one of them or
-    /// null, and the rows are not read in bulk (neither all varints nor all fixed-size). Their
-    /// loop's code has only those reads (anything else is a call), so the
-    /// compiler keeps its cursor in registers, where the loop that can read any field keeps
-    /// it in memory: a store and a reload on every field's path.
+    /// a number, boolean, enum, string, bytes, fixed, decimal or uuid, one of them or null,
+    /// or a general union of them and null, and the rows are not read in bulk (neither all
+    /// varints nor all fixed-size). Their loop's code has only those reads (anything else is
+    /// a call), so the compiler keeps its cursor in registers, where the loop that can read
+    /// any field keeps it in memory: a store and a reload on every field's path.
     pub(crate) fn reads_scalars(&self) -> bool {
         self.scalar
     }
@@ -215,6 +215,8 @@ impl StructCol {
     /// them not in the loop at all (their code made WideRecord's loop 10 % slower; none comes
     /// there, as the form is chosen by [`StructCol::inlines_nullable_numbers`], and one would be
     /// read with a branch on null, not by a call, which would take the cursor's address).
+    /// With `UNIONS` (roots of [`StructCol::scalar_unions`]) the unions' reads are in the loop
+    /// too, and the nullable numbers' always.
     #[inline(always)]
     pub(crate) fn decode_rows_scalar<K: Kernel, const INLINE_NUMBERS: bool, const UNIONS: bool>(
         &mut self,
@@ -438,8 +440,8 @@ impl StructCol {
     }
 
     /// Records whose fields all have a fixed size (floats, doubles, fixed, decimals in a fixed
-    /// that always fits: coordinates, measurements, hashes, amounts) have a fixed size too: `n` of them are `n * size` bytes, each
-    /// field a strided copy from them. Any bytes decode (decimals' precision is checked after
+    /// that always fits: coordinates, measurements, hashes, amounts) have a fixed size too:
+    /// `n` of them are `n * size` bytes, each field a strided copy from them. Any bytes decode (decimals' precision is checked after
     /// the block, with the other columns' values). Returns the records decoded:
     /// `n`, or 0 (nothing read) when fewer bytes are left, for the record loop to report.
     fn decode_fixed_rows<K: Kernel>(
@@ -694,8 +696,9 @@ pub(crate) fn slow_records() -> u64 {
 
 /// One field of [`StructCol::decode_rows_scalar`]'s loop: scalars and their nullable forms
 /// inline (a nullable value the branch-free read does not decide by
-/// `NullableCol::slow_sticky`, with a branch on null); any other
-/// column through a call on a copy of the cursor (an arm the loop's records never take).
+/// `NullableCol::slow_sticky`, with a branch on null), and with `UNIONS` general unions of
+/// scalars (`UnionCol::decode_sticky_with`); any other column through a call on a copy of
+/// the cursor (an arm the loop's records never take).
 #[inline(always)]
 fn field_scalar<K: Kernel, const INLINE_NUMBERS: bool, const UNIONS: bool>(
     col: &mut Column,

@@ -490,11 +490,13 @@ fn arrays_of_flat_records_in_long_and_short_blocks() {
 
 /// Records of scalars and nullable scalars are read by their own loop
 /// (`StructCol::decode_rows_scalar`), with and without nullable `int`s and enums among the
-/// fields (the loop's two forms). Random rows of every scalar kind (numbers, boolean, enum,
-/// strings short and long, bytes, fixed, decimals on bytes and on fixed, uuid) and their
-/// nullable forms, null first and null second, encoded plainly, with some rows' branch
-/// indexes padded (legal: those rows fail the fast path and are decoded again value by
-/// value) and with every index padded (every row decoded value by value, the reference),
+/// fields (two of the loop's forms; the third, with unions:
+/// `records_with_unions_of_scalars_match_the_reference`). Random rows of every scalar kind
+/// (numbers, boolean, enum, strings short and long, bytes, fixed, decimals on bytes and on
+/// fixed, uuid) and their nullable forms, null first and null second, encoded plainly, with
+/// some rows' branch indexes padded (legal: those rows, and only those, fail the fast path
+/// and are decoded again value by value) and with every index padded (every row decoded
+/// value by value, the reference),
 /// give equal batches of 1, 7 and 1000 rows, with the strings written. Cut short anywhere,
 /// the rows before the cut read alike, and the row cut fails.
 #[test]
@@ -607,8 +609,10 @@ fn records_of_scalars_match_the_reference() {
         let mut texts = Vec::new();
         // Where each row ends in the plain encoding.
         let mut ends = Vec::new();
+        let mut padded_rows = 0;
         for _ in 0..rows {
             let pad_some = next(4) == 0;
+            padded_rows += u64::from(pad_some);
             let mut row_text = Vec::new();
             let values: Vec<_> = kinds
                 .iter()
@@ -668,7 +672,7 @@ fn records_of_scalars_match_the_reference() {
                 if e == 0 {
                     assert_eq!(again, 0, "batch size {batch_size}");
                 } else {
-                    assert!(again > 0 && again < rows as u64, "{again} rows again");
+                    assert_eq!(again, padded_rows, "batch size {batch_size}");
                 }
             }
             // The strings as written: the plain `string` field and the long nullable one.
@@ -686,49 +690,54 @@ fn records_of_scalars_match_the_reference() {
             }
             assert_eq!(row, rows);
         }
-        // Cut short anywhere: the rows that end before the cut read by the loop alone (the
-        // data ending right after them, or inside the next row) equal the reference's; asked
-        // for with the row cut, the read fails (never a panic) and keeps them (read again
-        // by the checked path, which a failed read takes).
         let whole = decode(&encodings[2], 1000);
-        for cut in (0..encodings[0].len()).step_by(97) {
-            let complete = ends.iter().filter(|&&end| end <= cut).count();
-            if complete > 0 {
-                let mut fast = plan.decoder();
-                let mut pos = 0;
-                fast.decode_rows(&encodings[0][..cut], &mut pos, complete)
-                    .unwrap();
-                assert_eq!(pos, ends[complete - 1], "cut at {cut}");
-                let read = fast.flush().unwrap().unwrap();
-                assert_eq!(read, whole[0].slice(0, complete), "cut at {cut}");
-            }
+        check_cuts(&plan, &encodings[0], &ends, &whole[0]);
+    }
+}
+
+/// Cut short anywhere (every 97th byte of `plain`, whose rows end at `ends`): the rows that
+/// end before the cut read by the fast loop alone (the data ending right after them, or
+/// inside the next row) equal the reference's (`whole`, every row); asked for with the row
+/// cut, the read fails (never a panic) and keeps them (read again by the checked path, which
+/// a failed read takes).
+fn check_cuts(plan: &DecodePlan, plain: &[u8], ends: &[usize], whole: &arrow_array::RecordBatch) {
+    for cut in (0..plain.len()).step_by(97) {
+        let complete = ends.iter().filter(|&&end| end <= cut).count();
+        if complete > 0 {
             let mut fast = plan.decoder();
             let mut pos = 0;
-            assert!(
-                fast.decode_rows(&encodings[0][..cut], &mut pos, complete + 1)
-                    .is_err(),
-                "cut at {cut}"
-            );
-            let kept = fast.flush().unwrap();
-            assert_eq!(
-                kept.as_ref().map_or(0, |b| b.num_rows()),
-                complete,
-                "cut at {cut}"
-            );
-            if let Some(kept) = kept {
-                assert_eq!(kept, whole[0].slice(0, complete), "cut at {cut}");
-            }
+            fast.decode_rows(&plain[..cut], &mut pos, complete).unwrap();
+            assert_eq!(pos, ends[complete - 1], "cut at {cut}");
+            let read = fast.flush().unwrap().unwrap();
+            assert_eq!(read, whole.slice(0, complete), "cut at {cut}");
+        }
+        let mut fast = plan.decoder();
+        let mut pos = 0;
+        assert!(
+            fast.decode_rows(&plain[..cut], &mut pos, complete + 1)
+                .is_err(),
+            "cut at {cut}"
+        );
+        let kept = fast.flush().unwrap();
+        assert_eq!(
+            kept.as_ref().map_or(0, |b| b.num_rows()),
+            complete,
+            "cut at {cut}"
+        );
+        if let Some(kept) = kept {
+            assert_eq!(kept, whole.slice(0, complete), "cut at {cut}");
         }
     }
 }
 
 /// Records whose fields are general unions of scalars (and null), beside scalars and
 /// nullable ones, are read by the scalar loop with the unions' reads in it
-/// (`StructCol::decode_rows_scalar` with `UNIONS`). Random rows encoded plainly, with some
-/// rows' nullable index padded (those rows fail the loop and are decoded again value by
-/// value) and with every such index padded (every row decoded again: the reference), give
-/// equal batches of 1, 7 and 1000 rows, with the union values as written. A branch index
-/// past the union's branches names the union's field and its record.
+/// (`StructCol::decode_rows_scalar` with `UNIONS`). Random rows (branches of every scalar
+/// kind) encoded plainly, with some rows' nullable index padded (those rows, and only those,
+/// fail the loop and are decoded again value by value) and with every such index padded
+/// (every row decoded again: the reference), give equal batches of 1, 7 and 1000 rows, with
+/// the union values as written; cut short anywhere, the rows before the cut read alike. A
+/// branch index past the union's branches names the union's field and its record.
 #[test]
 fn records_with_unions_of_scalars_match_the_reference() {
     use arrow_array::types::{Float64Type, Int32Type};
@@ -738,6 +747,9 @@ fn records_with_unions_of_scalars_match_the_reference() {
         {"name":"n","type":["null","int"]},
         {"name":"u3","type":["int","string","boolean",
             {"type":"enum","name":"E","symbols":["A","B"]}]},
+        {"name":"u5","type":["bytes",{"type":"fixed","name":"F","size":4},"float","null",
+            {"type":"fixed","name":"D","size":8,"logicalType":"decimal","precision":18,"scale":2},
+            {"type":"string","logicalType":"uuid"}]},
         {"name":"s","type":"string"}]}"#;
     let schema = Schema::parse(SCHEMA).unwrap();
     let plan = DecodePlan::new(&schema, &DecodeOptions::default()).unwrap();
@@ -750,6 +762,9 @@ fn records_with_unions_of_scalars_match_the_reference() {
     let mut encodings = [Vec::new(), Vec::new(), Vec::new()];
     // Each row's `u4` (branch, and its value as text) and `u3` branch and int value.
     let mut written = Vec::new();
+    let mut padded_rows = 0;
+    // Where each row ends in the plain encoding.
+    let mut ends = Vec::new();
     for row in 0..rows {
         let id = next(1 << 40) as i64;
         let b4 = next(4) as i64;
@@ -760,6 +775,32 @@ fn records_with_unions_of_scalars_match_the_reference() {
         let b3 = next(4) as i64;
         let int = next(1 << 20) as i64 - (1 << 19);
         let pad_some = next(4) == 0;
+        padded_rows += u64::from(pad_some);
+        let b5 = next(6) as i64;
+        let mut u5 = Vec::new();
+        zigzag(b5, &mut u5);
+        match b5 {
+            0 => {
+                let n = next(20);
+                zigzag(n as i64, &mut u5);
+                u5.extend((0..n).map(|_| next(256) as u8));
+            }
+            1 => u5.extend((0..4).map(|_| next(256) as u8)),
+            2 => u5.extend((next(1 << 20) as f32).to_le_bytes()),
+            4 => u5.extend((next(1 << 50) as i64 - (1 << 49)).to_be_bytes()),
+            5 => string(
+                &format!(
+                    "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+                    next(1 << 32),
+                    next(1 << 16),
+                    next(1 << 16),
+                    next(1 << 16),
+                    next(1 << 48)
+                ),
+                &mut u5,
+            ),
+            _ => {}
+        }
         for (e, out) in encodings.iter_mut().enumerate() {
             let pad = e == 2 || (e == 1 && pad_some);
             zigzag(id, out);
@@ -781,8 +822,10 @@ fn records_with_unions_of_scalars_match_the_reference() {
                 2 => out.push((row % 2) as u8),
                 _ => zigzag((row % 2) as i64, out),
             }
+            out.extend(&u5);
             string(&format!("s{row}"), out);
         }
+        ends.push(encodings[0].len());
         written.push((b4, text, long, double, b3, int));
     }
     let decode = |data: &[u8], batch_size: usize| {
@@ -808,8 +851,11 @@ fn records_with_unions_of_scalars_match_the_reference() {
         );
         let before = slow_records();
         assert_eq!(decode(&encodings[1], batch_size), reference);
-        let again = slow_records() - before;
-        assert!(again > 0 && again < rows as u64, "{again} rows again");
+        assert_eq!(
+            slow_records() - before,
+            padded_rows,
+            "only the padded rows again"
+        );
         // The union values as written.
         let mut row = 0;
         for b in &reference {
@@ -835,6 +881,9 @@ fn records_with_unions_of_scalars_match_the_reference() {
         }
         assert_eq!(row, rows);
     }
+    // Cut anywhere, inside a union's value too.
+    let whole = decode(&encodings[2], 1000);
+    check_cuts(&plan, &encodings[0], &ends, &whole[0]);
     // Row 3's `u4` has branch index 4 (of 4 branches): the error names the field and row.
     let mut bad = Vec::new();
     for row in 0..5 {
@@ -844,6 +893,7 @@ fn records_with_unions_of_scalars_match_the_reference() {
         write_branch(0, false, &mut bad);
         zigzag(0, &mut bad);
         zigzag(7, &mut bad);
+        zigzag(3, &mut bad);
         string("s", &mut bad);
     }
     let e = plan.decoder().decode_block(&bad, 5).unwrap_err();
