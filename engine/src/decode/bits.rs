@@ -1,6 +1,7 @@
 //! Boolean values and validity, appended one byte per value (a single store, no bit
 //! arithmetic on the hot path) and packed into Arrow's bitmaps once per batch.
 
+use super::column::extend_checked;
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 
 /// Append-only booleans, one byte (0 or 1) per value until [`Bits::finish`] packs them.
@@ -13,6 +14,22 @@ impl Bits {
     #[inline(always)]
     pub(crate) fn push(&mut self, bit: bool) {
         self.bytes.push(bit as u8);
+    }
+
+    /// Append `f`'s bit for field `j` of each row of `k` values in `values`; whether `f` found
+    /// every one valid (see [`extend_checked`]).
+    #[inline(always)]
+    pub(crate) fn extend_checked(
+        &mut self,
+        values: &[i64],
+        j: usize,
+        k: usize,
+        f: impl Fn(i64) -> (bool, bool),
+    ) -> bool {
+        extend_checked(&mut self.bytes, values, j, k, |v| {
+            let (bit, ok) = f(v);
+            (u8::from(bit), ok)
+        })
     }
 
     pub(crate) fn reserve(&mut self, additional: usize) {

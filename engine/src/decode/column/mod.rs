@@ -14,10 +14,9 @@ use super::pool::{BufferPool, Pooled};
 use super::skip::Skip;
 use crate::error::{DecodeError, DecodeErrorKind, Limit};
 use crate::varint::Kernel;
-use arrow_array::types::Int32Type;
 use arrow_array::{
-    make_array, ArrayRef, BooleanArray, DictionaryArray, Int32Array, IntervalMonthDayNanoArray,
-    ListArray, MapArray, NullArray, StructArray,
+    make_array, ArrayRef, BooleanArray, IntervalMonthDayNanoArray, ListArray, MapArray, NullArray,
+    StructArray,
 };
 use arrow_buffer::{IntervalMonthDayNano, NullBuffer, OffsetBuffer};
 use arrow_data::ArrayDataBuilder;
@@ -65,6 +64,37 @@ impl<'a> Room<'a> {
             last
         }
     }
+}
+
+/// Append `f`'s value of field `j` of each row of `k` values in `values` to `out`; whether `f`
+/// found every one valid.
+///
+/// Written for the bulk paths' inner loops: the flag stays in a register (a closure capturing
+/// it for `Vec::extend`, which was not inlined, made it a read-modify-write of memory per
+/// value: the enum family 20 % slower than two passes), and the rows and the reserved slots
+/// are walked in step by index, with no per-value length update or bounds check.
+#[inline(always)]
+pub(crate) fn extend_checked<T>(
+    out: &mut Vec<T>,
+    values: &[i64],
+    j: usize,
+    k: usize,
+    f: impl Fn(i64) -> (T, bool),
+) -> bool {
+    let rows = values.chunks_exact(k);
+    out.reserve(rows.len());
+    let mut valid = true;
+    let mut written = 0;
+    for (slot, row) in out.spare_capacity_mut().iter_mut().zip(rows) {
+        let (x, ok) = f(row[j]);
+        valid &= ok;
+        slot.write(x);
+        written += 1;
+    }
+    // SAFETY: the `written` slots after the length were each just initialized (`slot.write`),
+    // and `reserve` made them part of the allocation.
+    unsafe { out.set_len(out.len() + written) };
+    valid
 }
 
 /// `v.reserve(n)` (at most [`MAX_RESERVE_BYTES`]), through the pool (recycled buffers) when
@@ -684,13 +714,7 @@ impl Column {
             Column::Float64(p) => prim(p, nulls, pool),
             Column::Bytes(b) => b.finish(nulls, pool),
             Column::Fixed(f) | Column::UuidString(f) => f.finish(nulls, pool),
-            Column::Enum(e) => {
-                let keys = Int32Array::new(pool.scalar(std::mem::take(&mut e.keys)), nulls);
-                Arc::new(
-                    DictionaryArray::<Int32Type>::try_new(keys, e.symbols.clone())
-                        .expect("enum indexes checked while decoding"),
-                )
-            }
+            Column::Enum(e) => e.finish(nulls, pool),
             Column::Decimal(d) => d.finish(nulls, pool),
             Column::Duration(v) => Arc::new(IntervalMonthDayNanoArray::new(
                 pool.scalar(std::mem::take(v)),

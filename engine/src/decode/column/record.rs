@@ -3,7 +3,7 @@
 //! bookkeeping.
 
 use super::bytes::extend_strided;
-use super::{nested_sticky, Column};
+use super::{extend_checked, nested_sticky, Column};
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
 use crate::decode::skip::Skip;
@@ -401,41 +401,41 @@ impl StructCol {
                 &mut self.scratch,
                 &mut self.hint,
             );
-            let valid = decoded.is_ok()
-                && self.columns.iter().enumerate().all(|(j, col)| {
-                    let mut values = self.scratch[j..].iter().step_by(k);
-                    match col {
-                        Column::Int32(_) => values.all(|&v| v as i32 as i64 == v),
+            // Each column's values are dealt out and checked in the same pass (`ok` without
+            // a branch per value); a chunk that fails is dropped from every column.
+            let mut ok = decoded.is_ok();
+            if ok {
+                let values = &self.scratch[..];
+                for (j, col) in self.columns.iter_mut().enumerate() {
+                    ok &= match col {
+                        Column::Int64(p) => {
+                            extend_checked(&mut p.values, values, j, k, |v| (v, true))
+                        }
+                        Column::Int32(p) => extend_checked(&mut p.values, values, j, k, |v| {
+                            (v as i32, v as i32 as i64 == v)
+                        }),
                         // Zigzag 0 and -1: the bytes 0 and 1.
-                        Column::Boolean(_) => values.all(|&v| v == 0 || v == -1),
-                        Column::Enum(e) => values.all(|&v| e.key(v) >= 0),
-                        _ => true,
-                    }
-                });
-            if !valid {
+                        Column::Boolean(b) => b.extend_checked(values, j, k, |v| {
+                            (v != 0, v.wrapping_add(1) as u64 <= 1)
+                        }),
+                        Column::Enum(e) => e.extend_checked(values, j, k),
+                        other => unreachable!(
+                            "a flat record holds only varints, not {}",
+                            other.kind_name()
+                        ),
+                    };
+                }
+            }
+            if !ok {
+                self.truncate(self.len);
                 c.pos = start;
                 return done;
-            }
-            for (j, col) in self.columns.iter_mut().enumerate() {
-                let values = self.scratch[j..].iter().step_by(k);
-                match col {
-                    Column::Int64(p) => p.values.extend(values),
-                    Column::Int32(p) => p.values.extend(values.map(|&v| v as i32)),
-                    Column::Boolean(b) => values.for_each(|&v| b.push(v != 0)),
-                    Column::Enum(e) => {
-                        let mut keys = std::mem::take(&mut e.keys);
-                        keys.extend(values.map(|&v| e.key(v)));
-                        e.keys = keys;
-                    }
-                    other => unreachable!(
-                        "a flat record holds only varints, not {}",
-                        other.kind_name()
-                    ),
-                }
             }
             self.len += rows;
             done += rows;
         }
+        #[cfg(test)]
+        FLAT_RECORDS.with(|n| n.set(n.get() + done as u64));
         done
     }
 
@@ -694,6 +694,19 @@ pub(crate) fn slow_records() -> u64 {
     SLOW_RECORDS.with(std::cell::Cell::get)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The records [`StructCol::decode_flat`] decoded on this thread (its test checks that
+    /// the bulk path read the rows, not the record loop after it).
+    static FLAT_RECORDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The records [`StructCol::decode_flat`] decoded on this thread so far.
+#[cfg(test)]
+pub(crate) fn flat_records() -> u64 {
+    FLAT_RECORDS.with(std::cell::Cell::get)
+}
+
 /// One field of [`StructCol::decode_rows_scalar`]'s loop: scalars and their nullable forms
 /// inline (a nullable value the branch-free read does not decide by
 /// `NullableCol::slow_sticky`, with a branch on null), and with `UNIONS` general unions of
@@ -727,5 +740,7 @@ fn field_sticky_out<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut 
     field_sticky::<K, false, false>(col, f, c);
 }
 
+#[cfg(test)]
+mod flat_tests;
 #[cfg(test)]
 mod tests;
