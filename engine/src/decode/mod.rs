@@ -42,6 +42,8 @@ const SCALAR_NUMBER_ROWS: u8 = 4;
 /// [`StructCol::decode_rows_scalar`] with general unions of scalars among the fields (their
 /// reads, and the nullable numbers', inline).
 const SCALAR_UNION_ROWS: u8 = 5;
+/// [`StructCol::decode_rows_strings`], for a root of strings and bytes only.
+const STRING_ROWS: u8 = 6;
 
 pub(crate) use column::parse_uuid;
 pub use plan::DecodeOptions;
@@ -353,7 +355,9 @@ impl RecordDecoder {
         let result = if self.root.nests_records() {
             crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, NESTED_ROWS>(k, data, pos, n, false))
         } else if self.root.reads_scalars() {
-            if self.root.scalar_unions() {
+            if self.root.reads_strings() {
+                crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, STRING_ROWS>(k, data, pos, n, false))
+            } else if self.root.scalar_unions() {
                 crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, SCALAR_UNION_ROWS>(k, data, pos, n, false))
             } else if self.root.inlines_nullable_numbers() {
                 crate::dispatch_kernel!(self.kernel, k => self.decode_rows_with::<_, SCALAR_NUMBER_ROWS>(k, data, pos, n, false))
@@ -415,6 +419,7 @@ impl RecordDecoder {
             SCALAR_ROWS => self.root.decode_rows_scalar::<K, false, false>(&mut c, n),
             SCALAR_NUMBER_ROWS => self.root.decode_rows_scalar::<K, true, false>(&mut c, n),
             SCALAR_UNION_ROWS => self.root.decode_rows_scalar::<K, true, true>(&mut c, n),
+            STRING_ROWS => self.root.decode_rows_strings(&mut c, n),
             _ => self.root.decode_rows(&mut c, n),
         }
         .map_err(|(i, e)| e.at_record(i as u64))?;

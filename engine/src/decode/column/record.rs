@@ -40,6 +40,8 @@ pub(crate) struct StructCol {
     /// Whether some field of a [`StructCol::reads_scalars`] record is a general union (of
     /// scalars and null): its loop's form with the union's read in it.
     scalar_unions: bool,
+    /// Whether every field is a string or bytes ([`StructCol::reads_strings`]).
+    strings: bool,
     /// The size of a record whose fields all have a fixed size (float, double, fixed), which
     /// [`StructCol::decode_fixed_rows`] decodes with strided copies.
     fixed_row: Option<usize>,
@@ -94,6 +96,7 @@ impl StructCol {
                 other => is_scalar(other),
             });
         let scalar_unions = scalar && columns.iter().any(|c| matches!(c, Column::Union(_)));
+        let strings = scalar && columns.iter().all(|c| matches!(c, Column::Bytes(_)));
         StructCol {
             columns,
             names,
@@ -105,6 +108,7 @@ impl StructCol {
             nested,
             scalar,
             scalar_unions,
+            strings,
             fixed_row,
             scratch: Vec::new(),
             hint: BulkHint::default(),
@@ -158,7 +162,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, false, false, false, false>(c, n)
+        self.decode_n_with::<K, false, false, false, false, false>(c, n)
     }
 
     /// [`StructCol::decode_n`] for a block's rows: the data ahead of the loop is prefetched
@@ -170,7 +174,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, true, false, false, false>(c, n)
+        self.decode_n_with::<K, true, false, false, false, false>(c, n)
     }
 
     /// [`StructCol::decode_rows`] with the nullable `int`s and enums among the fields read
@@ -181,7 +185,7 @@ impl StructCol {
         c: &mut Cursor<'_, K>,
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
-        self.decode_n_with::<K, true, true, false, false>(c, n)
+        self.decode_n_with::<K, true, true, false, false, false>(c, n)
     }
 
     /// Whether a block's rows are read by [`StructCol::decode_rows_inline_numbers`]: a field
@@ -210,6 +214,25 @@ impl StructCol {
         self.scalar_unions
     }
 
+    /// [`StructCol::decode_rows_scalar`] for records of [`StructCol::reads_strings`]: each
+    /// field's read with no dispatch on its kind.
+    #[inline(always)]
+    pub(crate) fn decode_rows_strings<K: Kernel>(
+        &mut self,
+        c: &mut Cursor<'_, K>,
+        n: usize,
+    ) -> Result<(), (usize, DecodeError)> {
+        debug_assert!(self.strings);
+        self.decode_n_with::<K, true, false, true, false, true>(c, n)
+    }
+
+    /// Whether every field is a string or bytes (not nullable): log lines, CSV-like exports.
+    /// Their row loop ([`StructCol::decode_rows_strings`]) reads each field as a string, with
+    /// no dispatch on the field's kind.
+    pub(crate) fn reads_strings(&self) -> bool {
+        self.strings
+    }
+
     /// [`StructCol::decode_rows`] for records of [`StructCol::reads_scalars`]: with
     /// `INLINE_NUMBERS` (records with nullable `int`s or enums) their reads inline, without
     /// them not in the loop at all (their code made WideRecord's loop 10 % slower; none comes
@@ -224,7 +247,7 @@ impl StructCol {
         n: usize,
     ) -> Result<(), (usize, DecodeError)> {
         debug_assert!(self.scalar && (UNIONS || !self.scalar_unions));
-        self.decode_n_with::<K, true, INLINE_NUMBERS, true, UNIONS>(c, n)
+        self.decode_n_with::<K, true, INLINE_NUMBERS, true, UNIONS, false>(c, n)
     }
 
     #[inline(always)]
@@ -234,6 +257,7 @@ impl StructCol {
         const INLINE_NUMBERS: bool,
         const SCALAR: bool,
         const UNIONS: bool,
+        const STRINGS: bool,
     >(
         &mut self,
         c: &mut Cursor<'_, K>,
@@ -266,7 +290,13 @@ impl StructCol {
             // A block's rows (`PREFETCH`) decode their record fields (plain or nullable)
             // inline, an array's items through a call (see `StructCol::fields_sticky`).
             for col in self.columns.iter_mut() {
-                if SCALAR {
+                if STRINGS {
+                    // (Every field is a string or bytes: `StructCol::reads_strings`.)
+                    match col {
+                        Column::Bytes(b) => b.push_sticky(f),
+                        _ => f.fail(),
+                    }
+                } else if SCALAR {
                     field_scalar::<K, INLINE_NUMBERS, UNIONS>(col, f, c);
                 } else {
                     field_sticky::<K, PREFETCH, INLINE_NUMBERS>(col, f, c);
@@ -742,5 +772,7 @@ fn field_sticky_out<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut 
 
 #[cfg(test)]
 mod flat_tests;
+#[cfg(test)]
+mod string_tests;
 #[cfg(test)]
 mod tests;

@@ -700,7 +700,12 @@ fn records_of_scalars_match_the_reference() {
 /// inside the next row) equal the reference's (`whole`, every row); asked for with the row
 /// cut, the read fails (never a panic) and keeps them (read again by the checked path, which
 /// a failed read takes).
-fn check_cuts(plan: &DecodePlan, plain: &[u8], ends: &[usize], whole: &arrow_array::RecordBatch) {
+pub(super) fn check_cuts(
+    plan: &DecodePlan,
+    plain: &[u8],
+    ends: &[usize],
+    whole: &arrow_array::RecordBatch,
+) {
     for cut in (0..plain.len()).step_by(97) {
         let complete = ends.iter().filter(|&&end| end <= cut).count();
         if complete > 0 {
