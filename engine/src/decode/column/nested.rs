@@ -71,6 +71,19 @@ impl ListCol {
         )
     }
 
+    /// A map block's `n` entries whose values are this column's arrays of
+    /// [`ListCol::flat_items`] (tags, scores by key): keys and arrays read directly, with no
+    /// `Column::reserve` or dispatch per block (each array reserves its items). Out of line,
+    /// so that the map's loops for other values keep their code.
+    #[inline(never)]
+    fn entries_sticky<K: Kernel>(&mut self, keys: &mut BytesCol, f: &mut Sticky<'_, K>, n: usize) {
+        self.offsets.reserve(n);
+        (0..n).for_each(|_| {
+            keys.push_sticky(f);
+            self.flat_sticky(f);
+        })
+    }
+
     /// [`ListCol::decode`] on an enclosing fast path's cursor (a record's field, a nullable's
     /// value, an array's item or a map's value), for the arrays of [`ListCol::flat_items`]:
     /// no cursor hand-over, `Result` or dispatch per array, whose fixed cost is most of a short
@@ -435,6 +448,7 @@ impl MapCol {
                     });
                     f.join(g);
                 }
+                Column::List(l) if l.flat_items() => l.entries_sticky(keys, f, n),
                 values => {
                     values.reserve(n, super::Room::PLAIN);
                     (0..n).for_each(|_| {
