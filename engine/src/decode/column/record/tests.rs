@@ -70,15 +70,8 @@ fn records_nested_deep_match_the_reference() {
         ids.push(id);
         deep.push(e);
     }
-    let decode = |data: &[u8], batch_size: usize| {
-        let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
-            .unwrap()
-            .decoder()
-            .with_batch_size(batch_size);
-        let mut batches = d.decode_block(data, rows as u64).unwrap();
-        batches.extend(d.flush().unwrap());
-        batches
-    };
+    let plan = DecodePlan::new(&schema, &DecodeOptions::default()).unwrap();
+    let decode = |data: &[u8], batch_size: usize| decode_all(&plan, data, rows, batch_size);
     for batch_size in [1, 7, 1000] {
         let before = slow_records();
         let plain = decode(&encodings[0], batch_size);
@@ -294,15 +287,8 @@ fn arrays_of_records_on_the_fast_path_match_the_reference() {
             string(&format!("tail{row}"), o);
         }
     }
-    let decode = |data: &[u8], batch_size: usize| {
-        let mut d = DecodePlan::new(&schema, &DecodeOptions::default())
-            .unwrap()
-            .decoder()
-            .with_batch_size(batch_size);
-        let mut batches = d.decode_block(data, rows as u64).unwrap();
-        batches.extend(d.flush().unwrap());
-        batches
-    };
+    let plan = DecodePlan::new(&schema, &DecodeOptions::default()).unwrap();
+    let decode = |data: &[u8], batch_size: usize| decode_all(&plan, data, rows, batch_size);
     for batch_size in [1, 7, 1000] {
         let plain = decode(&enc[0], batch_size);
         assert_eq!(
@@ -644,12 +630,7 @@ fn records_of_scalars_match_the_reference() {
             }
             texts.push(row_text);
         }
-        let decode = |data: &[u8], batch_size: usize| {
-            let mut d = plan.decoder().with_batch_size(batch_size);
-            let mut batches = d.decode_block(data, rows as u64).unwrap();
-            batches.extend(d.flush().unwrap());
-            batches
-        };
+        let decode = |data: &[u8], batch_size: usize| decode_all(&plan, data, rows, batch_size);
         for batch_size in [1, 7, 1000] {
             // Every row has a padded index: each is decoded again value by value, once.
             let before = slow_records();
@@ -693,6 +674,20 @@ fn records_of_scalars_match_the_reference() {
         let whole = decode(&encodings[2], 1000);
         check_cuts(&plan, &encodings[0], &ends, &whole[0]);
     }
+}
+
+/// `rows` records of one block, `data`, decoded in batches of `batch_size` rows (the last
+/// one flushed).
+fn decode_all(
+    plan: &DecodePlan,
+    data: &[u8],
+    rows: usize,
+    batch_size: usize,
+) -> Vec<arrow_array::RecordBatch> {
+    let mut d = plan.decoder().with_batch_size(batch_size);
+    let mut batches = d.decode_block(data, rows as u64).unwrap();
+    batches.extend(d.flush().unwrap());
+    batches
 }
 
 /// Cut short anywhere (every 97th byte of `plain`, whose rows end at `ends`): the rows that
@@ -833,12 +828,7 @@ fn records_with_unions_of_scalars_match_the_reference() {
         ends.push(encodings[0].len());
         written.push((b4, text, long, double, b3, int));
     }
-    let decode = |data: &[u8], batch_size: usize| {
-        let mut d = plan.decoder().with_batch_size(batch_size);
-        let mut batches = d.decode_block(data, rows as u64).unwrap();
-        batches.extend(d.flush().unwrap());
-        batches
-    };
+    let decode = |data: &[u8], batch_size: usize| decode_all(&plan, data, rows, batch_size);
     for batch_size in [1, 7, 1000] {
         let before = slow_records();
         let reference = decode(&encodings[2], batch_size);
