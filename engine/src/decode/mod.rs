@@ -45,6 +45,13 @@ const SCALAR_UNION_ROWS: u8 = 5;
 /// [`StructCol::decode_rows_strings`], for a root of strings and bytes only.
 const STRING_ROWS: u8 = 6;
 
+#[cfg(test)]
+thread_local! {
+    /// The row loop [`RecordDecoder::decode_rows_with`] last ran on this thread (tests check
+    /// which loop a root takes).
+    static LAST_LOOP: std::cell::Cell<u8> = const { std::cell::Cell::new(u8::MAX) };
+}
+
 pub(crate) use column::parse_uuid;
 pub use plan::DecodeOptions;
 pub use stream::StreamCheckError;
@@ -391,7 +398,7 @@ impl RecordDecoder {
 
     /// The rows of [`RecordDecoder::decode_rows`] through one of the root's row loops
     /// (`LOOP`: [`PLAIN_ROWS`], [`NESTED_ROWS`], [`NUMBER_ROWS`], [`SCALAR_ROWS`],
-    /// [`SCALAR_NUMBER_ROWS`] or [`SCALAR_UNION_ROWS`]), strings checked as they are read
+    /// [`SCALAR_NUMBER_ROWS`], [`SCALAR_UNION_ROWS`] or [`STRING_ROWS`]), strings checked as they are read
     /// when `check_utf8` (only the plain loop checks them). One instance per loop, each out
     /// of line: a branch to another loop inside the plain loop's function changed
     /// that loop's code (5 % more instructions for records that take neither other loop).
@@ -404,6 +411,8 @@ impl RecordDecoder {
         n: usize,
         check_utf8: bool,
     ) -> Result<(), DecodeError> {
+        #[cfg(test)]
+        LAST_LOOP.with(|l| l.set(LOOP));
         let failed = std::cell::Cell::new(false);
         let mut c = Cursor::new(data, *pos, k, &failed);
         c.check_utf8 = check_utf8;

@@ -76,8 +76,15 @@ impl ListCol {
     /// `Column::reserve` or dispatch per block (each array reserves its items). Out of line,
     /// so that the map's loops for other values keep their code.
     #[inline(never)]
-    fn entries_sticky<K: Kernel>(&mut self, keys: &mut BytesCol, f: &mut Sticky<'_, K>, n: usize) {
-        self.offsets.reserve(n);
+    fn map_values_sticky<K: Kernel>(
+        &mut self,
+        keys: &mut BytesCol,
+        f: &mut Sticky<'_, K>,
+        n: usize,
+    ) {
+        #[cfg(test)]
+        MAP_ARRAY_BLOCKS.with(|b| b.set(b.get() + 1));
+        super::grow(&mut self.offsets, n, None);
         (0..n).for_each(|_| {
             keys.push_sticky(f);
             self.flat_sticky(f);
@@ -448,7 +455,7 @@ impl MapCol {
                     });
                     f.join(g);
                 }
-                Column::List(l) if l.flat_items() => l.entries_sticky(keys, f, n),
+                Column::List(l) if l.flat_items() => l.map_values_sticky(keys, f, n),
                 values => {
                     values.reserve(n, super::Room::PLAIN);
                     (0..n).for_each(|_| {
@@ -995,6 +1002,13 @@ fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
         Column::Struct(s) => s.fields_sticky(f, c),
         other => nested_sticky(other, f, c),
     });
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The map blocks [`ListCol::map_values_sticky`] read on this thread (its test checks that
+    /// maps of arrays took it).
+    static MAP_ARRAY_BLOCKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]

@@ -96,7 +96,8 @@ impl StructCol {
                 other => is_scalar(other),
             });
         let scalar_unions = scalar && columns.iter().any(|c| matches!(c, Column::Union(_)));
-        let strings = scalar && columns.iter().all(|c| matches!(c, Column::Bytes(_)));
+        let strings =
+            scalar && !columns.is_empty() && columns.iter().all(|c| matches!(c, Column::Bytes(_)));
         StructCol {
             columns,
             names,
@@ -459,7 +460,7 @@ impl StructCol {
             if !ok {
                 self.truncate(self.len);
                 c.pos = start;
-                return done;
+                break;
             }
             self.len += rows;
             done += rows;

@@ -726,6 +726,15 @@ mod tests {
         }
     }
 
+    /// A valid key equal to the dictionary's length is refused (by `try_new`, after the
+    /// range pass found it): the bound is exclusive.
+    #[test]
+    #[should_panic(expected = "enum indexes checked while decoding")]
+    fn dictionary_refuses_a_valid_key_past_the_symbols() {
+        let symbols: ArrayRef = Arc::new(StringArray::from(vec!["a", "b", "c"]));
+        dictionary(Int32Array::from(vec![0, 3]), symbols);
+    }
+
     /// Every block length around the fixed move (0 to 20 doubles, 0 to 40 floats) at every
     /// distance from the input's end (fewer than `FLOATS_MOVE` bytes readable: the copy of the
     /// exact size), after values already there: the values of `from_le_bytes`.

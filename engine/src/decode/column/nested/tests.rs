@@ -968,7 +968,7 @@ fn arrays_of_numbers_on_the_record_fast_path() {
 /// blocks (some with byte sizes) decode to the values written, in batches that end anywhere;
 /// a string past the data inside a map's array is an error of that field. No row is decoded
 /// again value by value (the fast paths read every one, maps of arrays by
-/// `ListCol::entries_sticky`).
+/// `ListCol::map_values_sticky`).
 #[test]
 fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
     const SCHEMA: &str = r#"{"type":"record","name":"r","fields":[
@@ -1039,9 +1039,11 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
             .decoder()
             .with_batch_size(batch_size);
         let before = crate::decode::column::slow_records();
+        let map_blocks = super::MAP_ARRAY_BLOCKS.with(std::cell::Cell::get);
         let mut batches = d.decode_block(&data, rows as u64).unwrap();
         batches.extend(d.flush().unwrap());
         assert_eq!(crate::decode::column::slow_records() - before, 0);
+        assert!(super::MAP_ARRAY_BLOCKS.with(std::cell::Cell::get) > map_blocks);
         let (mut got_t, mut got_n, mut got_m) = (Vec::new(), Vec::new(), Vec::new());
         for b in &batches {
             let t = b.column(0).as_list::<i32>();

@@ -101,7 +101,7 @@ fn records_of_varints_are_read_in_bulk() {
     }
 }
 
-/// A value the bulk path decodes but must refuse (an int past 32 bits, a boolean byte of 2,
+/// A value the bulk path decodes but must refuse (an int past 32 bits, a boolean byte of 2 or 3,
 /// an enum index past the symbols or negative, a date past 32 bits), in the first row, at a
 /// chunk's edges, mid-chunk or in the last row: the error names the field and the record,
 /// and the rows before it, kept for a flush, are the rows written (so the failed chunk's
@@ -115,9 +115,10 @@ fn a_bad_varint_in_a_bulk_chunk_names_its_record_and_keeps_the_rows_before() {
         zigzag(v, &mut out);
         out
     };
-    let bad: [(usize, &str, Vec<u8>); 5] = [
+    let bad: [(usize, &str, Vec<u8>); 6] = [
         (0, "i", long(1 << 40)),
         (2, "b", vec![2]),
+        (2, "b", vec![3]),
         (3, "e", long(3)),
         (3, "e", long(-1)),
         (4, "d", long(-(1 << 33))),
@@ -126,7 +127,14 @@ fn a_bad_varint_in_a_bulk_chunk_names_its_record_and_keeps_the_rows_before() {
         for row in [0, 1, 1023, 1024, 1700, rows.len() - 1] {
             let data = encode(&rows, Some((row, *field, bytes)));
             let mut d = plan.decoder().with_batch_size(5000);
+            let before = flat_records();
             let e = d.decode_block(&data, rows.len() as u64).unwrap_err();
+            // The chunks before the bad one were read in bulk.
+            assert_eq!(
+                flat_records() - before,
+                (row / 1024 * 1024) as u64,
+                "{name} at {row}"
+            );
             assert_eq!(e.record(), Some(row as u64), "{name} at {row}: {e}");
             assert_eq!(e.field_path(), *name, "{name} at {row}: {e}");
             let kept: Vec<RecordBatch> = d.flush().unwrap().into_iter().collect();
@@ -160,4 +168,44 @@ fn extend_checked_matches_a_plain_loop() {
             }
         }
     }
+}
+
+/// Enums resolved against a reader's symbols (reordered, one writer symbol missing) are
+/// remapped by the bulk path; the missing symbol in a row is an error of that field and
+/// record, with the rows before it kept.
+#[test]
+fn records_of_varints_with_a_remapped_enum() {
+    let reader = SCHEMA.replace(r#"["A","B","C"]"#, r#"["C","A"]"#);
+    let plan = DecodePlan::resolve(
+        &Schema::parse(SCHEMA).unwrap(),
+        &Schema::parse(&reader).unwrap(),
+        &DecodeOptions::default(),
+    )
+    .unwrap();
+    let mut rows = random_rows(1500, 0x8CB9_2BA7_2F3D_8DD7);
+    // Writer indexes 0 (A) and 2 (C) only, read as the reader's 1 and 0.
+    rows.iter_mut()
+        .for_each(|r| r.3 = [0, 2][(r.1 & 1) as usize]);
+    let data = encode(&rows, None);
+    let before = flat_records();
+    let mut d = plan.decoder().with_batch_size(5000);
+    let mut batches = d.decode_block(&data, rows.len() as u64).unwrap();
+    batches.extend(d.flush().unwrap());
+    assert_eq!(flat_records() - before, rows.len() as u64);
+    let want: Vec<Row> = rows
+        .iter()
+        .map(|&(i, l, b, e, d)| (i, l, b, if e == 0 { 1 } else { 0 }, d))
+        .collect();
+    assert_eq!(values(&batches), want);
+
+    let mut missing = rows.clone();
+    missing[1200].3 = 1; // B: not among the reader's symbols
+    let mut d = plan.decoder().with_batch_size(5000);
+    let e = d
+        .decode_block(&encode(&missing, None), rows.len() as u64)
+        .unwrap_err();
+    assert_eq!(e.record(), Some(1200), "{e}");
+    assert_eq!(e.field_path(), "e", "{e}");
+    let kept: Vec<RecordBatch> = d.flush().unwrap().into_iter().collect();
+    assert_eq!(values(&kept), want[..1200]);
 }

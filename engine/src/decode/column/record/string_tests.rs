@@ -71,7 +71,7 @@ fn values(batches: &[RecordBatch]) -> Vec<Row> {
 }
 
 /// Random rows (empty, short and long strings, multi-byte characters, bytes of any value)
-/// are read by the strings loop alone (no row decoded again) and equal the values written,
+/// are read by the strings loop (`STRING_ROWS`) alone (no row decoded again) and equal the values written,
 /// in batches of 1, 7 and 1000 rows; cut short anywhere, the rows before the cut read alike
 /// and the cut row fails. An invalid string and a length past the data name their record and
 /// field.
@@ -87,6 +87,10 @@ fn records_of_strings_match_the_values_written() {
         let mut batches = d.decode_block(&data, rows.len() as u64).unwrap();
         batches.extend(d.flush().unwrap());
         assert_eq!(slow_records() - before, 0, "batch size {batch_size}");
+        assert_eq!(
+            crate::decode::LAST_LOOP.with(std::cell::Cell::get),
+            crate::decode::STRING_ROWS
+        );
         assert_eq!(values(&batches), rows, "batch size {batch_size}");
     }
     let mut d = plan.decoder();
