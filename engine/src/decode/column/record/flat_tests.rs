@@ -101,7 +101,8 @@ fn records_of_varints_are_read_in_bulk() {
     }
 }
 
-/// A value the bulk path decodes but must refuse (an int past 32 bits, a boolean byte of 2 or 3,
+/// A value the bulk path decodes but must refuse (an int past 32 bits, a boolean byte of 2 or 3
+/// or a boolean written as a padded varint, which the bulk decoder reads as 0,
 /// an enum index past the symbols or negative, a date past 32 bits), in the first row, at a
 /// chunk's edges, mid-chunk or in the last row: the error names the field and the record,
 /// and the rows before it, kept for a flush, are the rows written (so the failed chunk's
@@ -115,10 +116,11 @@ fn a_bad_varint_in_a_bulk_chunk_names_its_record_and_keeps_the_rows_before() {
         zigzag(v, &mut out);
         out
     };
-    let bad: [(usize, &str, Vec<u8>); 6] = [
+    let bad: [(usize, &str, Vec<u8>); 7] = [
         (0, "i", long(1 << 40)),
         (2, "b", vec![2]),
         (2, "b", vec![3]),
+        (2, "b", vec![0x80, 0x00]),
         (3, "e", long(3)),
         (3, "e", long(-1)),
         (4, "d", long(-(1 << 33))),
@@ -208,4 +210,22 @@ fn records_of_varints_with_a_remapped_enum() {
     assert_eq!(e.field_path(), "e", "{e}");
     let kept: Vec<RecordBatch> = d.flush().unwrap().into_iter().collect();
     assert_eq!(values(&kept), want[..1200]);
+}
+
+/// Padded varints (legal for ints, longs and enums) beside booleans send their chunk to the
+/// record loop, which reads them; the other chunks are read in bulk.
+#[test]
+fn padded_varints_beside_booleans_are_read() {
+    let plan = DecodePlan::new(&Schema::parse(SCHEMA).unwrap(), &DecodeOptions::default()).unwrap();
+    let mut rows = random_rows(2500, 0x6A09_E667_F3BC_C908);
+    rows[1500].0 = 1;
+    // 1 as a three-byte varint (zigzag 2, then two continuation bytes).
+    let data = encode(&rows, Some((1500, 0, &[0x82, 0x80, 0x00])));
+    let mut d = plan.decoder().with_batch_size(5000);
+    let before = flat_records();
+    let mut batches = d.decode_block(&data, rows.len() as u64).unwrap();
+    batches.extend(d.flush().unwrap());
+    assert_eq!(values(&batches), rows);
+    // The first chunk in bulk; the one with the padded int (and the rest) by the record loop.
+    assert_eq!(flat_records() - before, 1024);
 }
