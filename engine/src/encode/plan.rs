@@ -49,7 +49,7 @@ impl Bin {
     }
 }
 
-/// How one Arrow value is written. Built by [`build`].
+/// How one Arrow value is written. Built by [`Builder::field`].
 #[derive(Debug, Clone)]
 pub(crate) enum Plan {
     /// Avro `null` (nothing written).

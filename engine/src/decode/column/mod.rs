@@ -230,6 +230,8 @@ fn offsets_overflow(at: usize) -> DecodeError {
 
 // (Declared after the macros above, which are in scope only in the text that follows them.)
 mod bytes;
+mod decimal;
+mod enums;
 mod nested;
 mod record;
 pub(crate) mod resolve;
@@ -238,11 +240,13 @@ mod union;
 mod uuid;
 
 pub(crate) use bytes::{BytesCol, BytesKind, FixedCol};
+pub(crate) use decimal::{DecimalCol, DecimalSource};
+pub(crate) use enums::{EnumCol, EnumRemap};
 pub(crate) use nested::{ListCol, MapCol, NullableCol};
 #[cfg(test)]
 pub(crate) use record::slow_records;
 pub(crate) use record::StructCol;
-pub(crate) use scalar::{DecimalCol, DecimalSource, EnumCol, EnumRemap, Prim};
+pub(crate) use scalar::Prim;
 pub(crate) use union::UnionCol;
 pub(crate) use uuid::parse_uuid;
 

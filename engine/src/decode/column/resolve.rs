@@ -1,8 +1,8 @@
 //! Column builders that exist only under schema resolution (a reader schema that differs from
 //! the writer's): reader fields filled from their defaults, numeric promotions, and unions whose
 //! branches map to the reader's schema differently than one to one. Enum symbol remapping and
-//! reordered record fields live in [`EnumCol`](super::column::EnumCol) and
-//! [`StructCol`](super::column::StructCol). Without a reader schema none of this is in a plan.
+//! reordered record fields live in [`EnumCol`](super::EnumCol) and
+//! [`StructCol`](super::StructCol). Without a reader schema none of this is in a plan.
 
 use super::Column;
 use crate::decode::cursor::Cursor;
