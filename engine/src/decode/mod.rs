@@ -10,6 +10,8 @@ pub(crate) mod column;
 mod cursor;
 mod plan;
 mod pool;
+#[cfg(test)]
+pub(crate) mod probe;
 pub(crate) mod skip;
 mod stream;
 #[cfg(test)]
@@ -44,13 +46,6 @@ const SCALAR_NUMBER_ROWS: u8 = 4;
 const SCALAR_UNION_ROWS: u8 = 5;
 /// [`StructCol::decode_rows_strings`], for a root of strings and bytes only.
 const STRING_ROWS: u8 = 6;
-
-#[cfg(test)]
-thread_local! {
-    /// The row loop [`RecordDecoder::decode_rows_with`] last ran on this thread (tests check
-    /// which loop a root takes).
-    static LAST_LOOP: std::cell::Cell<u8> = const { std::cell::Cell::new(u8::MAX) };
-}
 
 pub(crate) use column::parse_uuid;
 pub use plan::DecodeOptions;
@@ -412,7 +407,7 @@ impl RecordDecoder {
         check_utf8: bool,
     ) -> Result<(), DecodeError> {
         #[cfg(test)]
-        LAST_LOOP.with(|l| l.set(LOOP));
+        probe::set(&probe::LAST_LOOP, u64::from(LOOP));
         let failed = std::cell::Cell::new(false);
         let mut c = Cursor::new(data, *pos, k, &failed);
         c.check_utf8 = check_utf8;

@@ -409,17 +409,21 @@ fn nullable_numbers_without_a_branch_match_the_reference() {
             batches.extend(d.flush().unwrap());
             batches
         };
-        let before = column::slow_records();
+        let before = probe::get(&probe::SLOW_RECORDS);
         let reference = decode(&padded);
         assert_eq!(
-            column::slow_records() - before,
+            probe::get(&probe::SLOW_RECORDS) - before,
             rows,
             "every row decoded again"
         );
-        let before = column::slow_records();
+        let before = probe::get(&probe::SLOW_RECORDS);
         assert_eq!(decode(&plain), reference, "batch size {batch_size}");
         // (Read by the row loop alone: no row decoded again.)
-        assert_eq!(column::slow_records(), before, "batch size {batch_size}");
+        assert_eq!(
+            probe::get(&probe::SLOW_RECORDS),
+            before,
+            "batch size {batch_size}"
+        );
         // The same record as the one field of another: read by the record loop's fields
         // path (the numbers through a call, `number_or_null_out`), not the row loop.
         let wrapped =

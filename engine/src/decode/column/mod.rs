@@ -243,8 +243,6 @@ pub(crate) use bytes::{BytesCol, BytesKind, FixedCol};
 pub(crate) use decimal::{DecimalCol, DecimalSource};
 pub(crate) use enums::{EnumCol, EnumRemap};
 pub(crate) use nested::{ListCol, MapCol, NullableCol};
-#[cfg(test)]
-pub(crate) use record::slow_records;
 pub(crate) use record::StructCol;
 pub(crate) use scalar::Prim;
 pub(crate) use union::UnionCol;

@@ -83,7 +83,7 @@ impl ListCol {
         n: usize,
     ) {
         #[cfg(test)]
-        MAP_ARRAY_BLOCKS.with(|b| b.set(b.get() + 1));
+        crate::decode::probe::add(&crate::decode::probe::MAP_ARRAY_BLOCKS, 1);
         super::grow(&mut self.offsets, n, None);
         (0..n).for_each(|_| {
             keys.push_sticky(f);
@@ -1002,13 +1002,6 @@ fn value_sticky<K: Kernel>(col: &mut Column, f: &mut Sticky<'_, K>, c: &mut Curs
         Column::Struct(s) => s.fields_sticky(f, c),
         other => nested_sticky(other, f, c),
     });
-}
-
-#[cfg(test)]
-thread_local! {
-    /// The map blocks [`ListCol::map_values_sticky`] read on this thread (its test checks that
-    /// maps of arrays took it).
-    static MAP_ARRAY_BLOCKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]

@@ -483,7 +483,7 @@ impl StructCol {
             done += rows;
         }
         #[cfg(test)]
-        FLAT_RECORDS.with(|n| n.set(n.get() + done as u64));
+        crate::decode::probe::add(&crate::decode::probe::FLAT_RECORDS, done as u64);
         done
     }
 
@@ -550,7 +550,7 @@ impl StructCol {
         start: usize,
     ) -> Result<(), DecodeError> {
         #[cfg(test)]
-        SLOW_RECORDS.with(|n| n.set(n.get() + 1));
+        crate::decode::probe::add(&crate::decode::probe::SLOW_RECORDS, 1);
         self.truncate(self.len);
         c.pos = start;
         self.decode_checked(c)
@@ -726,33 +726,6 @@ pub(super) fn is_scalar(col: &Column) -> bool {
             | Column::Decimal(_)
             | Column::UuidString(_)
     )
-}
-
-#[cfg(test)]
-thread_local! {
-    /// The records [`StructCol::decode_slow`] decoded again on this thread: a test of a fast
-    /// path checks that it read its rows itself (one that failed every row would still give
-    /// the reference's batches, decoded again value by value).
-    static SLOW_RECORDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// The records [`StructCol::decode_slow`] decoded again on this thread so far.
-#[cfg(test)]
-pub(crate) fn slow_records() -> u64 {
-    SLOW_RECORDS.with(std::cell::Cell::get)
-}
-
-#[cfg(test)]
-thread_local! {
-    /// The records [`StructCol::decode_flat`] decoded on this thread (its test checks that
-    /// the bulk path read the rows, not the record loop after it).
-    static FLAT_RECORDS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
-}
-
-/// The records [`StructCol::decode_flat`] decoded on this thread so far.
-#[cfg(test)]
-pub(crate) fn flat_records() -> u64 {
-    FLAT_RECORDS.with(std::cell::Cell::get)
 }
 
 /// One field of [`StructCol::decode_rows_scalar`]'s loop: scalars and their nullable forms

@@ -1,6 +1,7 @@
 //! Tests of the nested columns: unions assembled from their type ids, and array and map
 //! blocks on the fast path and again value by value.
 
+use crate::decode::probe;
 use crate::decode::test_encode::{blocks, branch as write_branch, string, within, zigzag, Rng};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::error::DecodeErrorKind;
@@ -1038,12 +1039,12 @@ fn arrays_of_strings_and_nullable_arrays_on_the_fast_path() {
             .unwrap()
             .decoder()
             .with_batch_size(batch_size);
-        let before = crate::decode::column::slow_records();
-        let map_blocks = super::MAP_ARRAY_BLOCKS.with(std::cell::Cell::get);
+        let before = probe::get(&probe::SLOW_RECORDS);
+        let map_blocks = probe::get(&probe::MAP_ARRAY_BLOCKS);
         let mut batches = d.decode_block(&data, rows as u64).unwrap();
         batches.extend(d.flush().unwrap());
-        assert_eq!(crate::decode::column::slow_records() - before, 0);
-        assert!(super::MAP_ARRAY_BLOCKS.with(std::cell::Cell::get) > map_blocks);
+        assert_eq!(probe::get(&probe::SLOW_RECORDS) - before, 0);
+        assert!(probe::get(&probe::MAP_ARRAY_BLOCKS) > map_blocks);
         let (mut got_t, mut got_n, mut got_m) = (Vec::new(), Vec::new(), Vec::new());
         for b in &batches {
             let t = b.column(0).as_list::<i32>();

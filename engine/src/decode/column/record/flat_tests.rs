@@ -2,8 +2,8 @@
 //! longs, booleans and enums decoded a chunk of rows at a time, each column dealt out and
 //! checked in one pass, and a chunk with a bad value dropped from every column.
 
-use super::flat_records;
 use crate::decode::column::extend_checked;
+use crate::decode::probe::{self, FLAT_RECORDS};
 use crate::decode::test_encode::{zigzag, Rng};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::schema::Schema;
@@ -88,7 +88,7 @@ fn records_of_varints_are_read_in_bulk() {
     let data = encode(&rows, None);
     for batch_size in [7, 1000, 5000] {
         let mut d = plan.decoder().with_batch_size(batch_size);
-        let before = flat_records();
+        let before = probe::get(&FLAT_RECORDS);
         let mut batches = d.decode_block(&data, rows.len() as u64).unwrap();
         batches.extend(d.flush().unwrap());
         assert_eq!(values(&batches), rows, "batch size {batch_size}");
@@ -97,7 +97,11 @@ fn records_of_varints_are_read_in_bulk() {
         } else {
             rows.len() as u64
         };
-        assert_eq!(flat_records() - before, bulk, "batch size {batch_size}");
+        assert_eq!(
+            probe::get(&FLAT_RECORDS) - before,
+            bulk,
+            "batch size {batch_size}"
+        );
     }
 }
 
@@ -129,11 +133,11 @@ fn a_bad_varint_in_a_bulk_chunk_names_its_record_and_keeps_the_rows_before() {
         for row in [0, 1, 1023, 1024, 1700, rows.len() - 1] {
             let data = encode(&rows, Some((row, *field, bytes)));
             let mut d = plan.decoder().with_batch_size(5000);
-            let before = flat_records();
+            let before = probe::get(&FLAT_RECORDS);
             let e = d.decode_block(&data, rows.len() as u64).unwrap_err();
             // The chunks before the bad one were read in bulk.
             assert_eq!(
-                flat_records() - before,
+                probe::get(&FLAT_RECORDS) - before,
                 (row / 1024 * 1024) as u64,
                 "{name} at {row}"
             );
@@ -189,11 +193,11 @@ fn records_of_varints_with_a_remapped_enum() {
     rows.iter_mut()
         .for_each(|r| r.3 = [0, 2][(r.1 & 1) as usize]);
     let data = encode(&rows, None);
-    let before = flat_records();
+    let before = probe::get(&FLAT_RECORDS);
     let mut d = plan.decoder().with_batch_size(5000);
     let mut batches = d.decode_block(&data, rows.len() as u64).unwrap();
     batches.extend(d.flush().unwrap());
-    assert_eq!(flat_records() - before, rows.len() as u64);
+    assert_eq!(probe::get(&FLAT_RECORDS) - before, rows.len() as u64);
     let want: Vec<Row> = rows
         .iter()
         .map(|&(i, l, b, e, d)| (i, l, b, if e == 0 { 1 } else { 0 }, d))
@@ -222,10 +226,10 @@ fn padded_varints_beside_booleans_are_read() {
     // 1 as a three-byte varint (zigzag 2, then two continuation bytes).
     let data = encode(&rows, Some((1500, 0, &[0x82, 0x80, 0x00])));
     let mut d = plan.decoder().with_batch_size(5000);
-    let before = flat_records();
+    let before = probe::get(&FLAT_RECORDS);
     let mut batches = d.decode_block(&data, rows.len() as u64).unwrap();
     batches.extend(d.flush().unwrap());
     assert_eq!(values(&batches), rows);
     // The first chunk in bulk; the one with the padded int (and the rest) by the record loop.
-    assert_eq!(flat_records() - before, 1024);
+    assert_eq!(probe::get(&FLAT_RECORDS) - before, 1024);
 }

@@ -2,8 +2,8 @@
 //! (`StructCol::decode_rows_strings`): each field read as a string, with no dispatch on its
 //! kind, against the values written.
 
-use super::slow_records;
 use super::tests::check_cuts;
+use crate::decode::probe::{self, SLOW_RECORDS};
 use crate::decode::test_encode::{string, zigzag, Rng};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::schema::Schema;
@@ -83,13 +83,17 @@ fn records_of_strings_match_the_values_written() {
     let (data, ends) = encode(&rows);
     for batch_size in [1, 7, 1000] {
         let mut d = plan.decoder().with_batch_size(batch_size);
-        let before = slow_records();
+        let before = probe::get(&SLOW_RECORDS);
         let mut batches = d.decode_block(&data, rows.len() as u64).unwrap();
         batches.extend(d.flush().unwrap());
-        assert_eq!(slow_records() - before, 0, "batch size {batch_size}");
         assert_eq!(
-            crate::decode::LAST_LOOP.with(std::cell::Cell::get),
-            crate::decode::STRING_ROWS
+            probe::get(&SLOW_RECORDS) - before,
+            0,
+            "batch size {batch_size}"
+        );
+        assert_eq!(
+            probe::get(&probe::LAST_LOOP),
+            u64::from(crate::decode::STRING_ROWS)
         );
         assert_eq!(values(&batches), rows, "batch size {batch_size}");
     }

@@ -2,7 +2,7 @@
 //! leaves, and arrays of records read on the enclosing cursor, against the value-by-value
 //! path.
 
-use super::slow_records;
+use crate::decode::probe::{self, counting, SLOW_RECORDS};
 use crate::decode::test_encode::{blocks, branch as write_branch, string, zigzag, Rng};
 use crate::decode::{DecodeOptions, DecodePlan};
 use crate::schema::Schema;
@@ -73,10 +73,10 @@ fn records_nested_deep_match_the_reference() {
     let plan = DecodePlan::new(&schema, &DecodeOptions::default()).unwrap();
     let decode = |data: &[u8], batch_size: usize| decode_all(&plan, data, rows, batch_size);
     for batch_size in [1, 7, 1000] {
-        let before = slow_records();
+        let before = probe::get(&SLOW_RECORDS);
         let plain = decode(&encodings[0], batch_size);
         // (Read by the nested loop alone, no row decoded again.)
-        assert_eq!(slow_records(), before, "batch size {batch_size}");
+        assert_eq!(probe::get(&SLOW_RECORDS), before, "batch size {batch_size}");
         assert_eq!(
             plain,
             decode(&encodings[1], batch_size),
@@ -630,32 +630,8 @@ fn records_of_scalars_match_the_reference() {
             }
             texts.push(row_text);
         }
-        let decode = |data: &[u8], batch_size: usize| decode_all(&plan, data, rows, batch_size);
         for batch_size in [1, 7, 1000] {
-            // Every row has a padded index: each is decoded again value by value, once.
-            let before = slow_records();
-            let reference = decode(&encodings[2], batch_size);
-            assert_eq!(
-                slow_records() - before,
-                rows as u64,
-                "batch size {batch_size}"
-            );
-            for (e, data) in encodings[..2].iter().enumerate() {
-                let before = slow_records();
-                assert_eq!(
-                    decode(data, batch_size),
-                    reference,
-                    "numbers {with_numbers}, encoding {e}, batch size {batch_size}"
-                );
-                // The plain encoding is read by the loop alone; the one with some padded
-                // rows decodes those (and only those) again.
-                let again = slow_records() - before;
-                if e == 0 {
-                    assert_eq!(again, 0, "batch size {batch_size}");
-                } else {
-                    assert_eq!(again, padded_rows, "batch size {batch_size}");
-                }
-            }
+            let reference = decode_three(&plan, &encodings, rows, padded_rows, batch_size);
             // The strings as written: the plain `string` field and the long nullable one.
             let string_fields = [6, kinds.len() - 1];
             let mut row = 0;
@@ -671,7 +647,7 @@ fn records_of_scalars_match_the_reference() {
             }
             assert_eq!(row, rows);
         }
-        let whole = decode(&encodings[2], 1000);
+        let whole = decode_all(&plan, &encodings[2], rows, 1000);
         check_cuts(&plan, &encodings[0], &ends, &whole[0]);
     }
 }
@@ -688,6 +664,39 @@ fn decode_all(
     let mut batches = d.decode_block(data, rows as u64).unwrap();
     batches.extend(d.flush().unwrap());
     batches
+}
+
+/// The same rows in three encodings decoded in batches of `batch_size`: `encodings[2]`, every
+/// row's union or nullable index padded (each row decoded again value by value, once: the
+/// reference); `encodings[0]`, plain (read by the fast loop alone, no row decoded again);
+/// `encodings[1]`, `padded_rows` rows padded (those, and only those, decoded again). All
+/// three give the same batches; returns the reference's.
+fn decode_three(
+    plan: &DecodePlan,
+    encodings: &[Vec<u8>; 3],
+    rows: usize,
+    padded_rows: u64,
+    batch_size: usize,
+) -> Vec<arrow_array::RecordBatch> {
+    let decode = |e: usize| {
+        counting(&SLOW_RECORDS, || {
+            decode_all(plan, &encodings[e], rows, batch_size)
+        })
+    };
+    let (reference, again) = decode(2);
+    assert_eq!(
+        again, rows as u64,
+        "every padded row again, batch size {batch_size}"
+    );
+    for (e, expected) in [(0, 0), (1, padded_rows)] {
+        let (batches, again) = decode(e);
+        assert_eq!(batches, reference, "encoding {e}, batch size {batch_size}");
+        assert_eq!(
+            again, expected,
+            "rows decoded again, encoding {e}, batch size {batch_size}"
+        );
+    }
+    reference
 }
 
 /// Cut short anywhere (every 97th byte of `plain`, whose rows end at `ends`): the rows that
@@ -828,29 +837,8 @@ fn records_with_unions_of_scalars_match_the_reference() {
         ends.push(encodings[0].len());
         written.push((b4, text, long, double, b3, int));
     }
-    let decode = |data: &[u8], batch_size: usize| decode_all(&plan, data, rows, batch_size);
     for batch_size in [1, 7, 1000] {
-        let before = slow_records();
-        let reference = decode(&encodings[2], batch_size);
-        assert_eq!(
-            slow_records() - before,
-            rows as u64,
-            "batch size {batch_size}"
-        );
-        let before = slow_records();
-        assert_eq!(decode(&encodings[0], batch_size), reference);
-        assert_eq!(
-            slow_records(),
-            before,
-            "the plain rows read by the loop alone"
-        );
-        let before = slow_records();
-        assert_eq!(decode(&encodings[1], batch_size), reference);
-        assert_eq!(
-            slow_records() - before,
-            padded_rows,
-            "only the padded rows again"
-        );
+        let reference = decode_three(&plan, &encodings, rows, padded_rows, batch_size);
         // The union values as written.
         let mut row = 0;
         for b in &reference {
@@ -877,7 +865,7 @@ fn records_with_unions_of_scalars_match_the_reference() {
         assert_eq!(row, rows);
     }
     // Cut anywhere, inside a union's value too.
-    let whole = decode(&encodings[2], 1000);
+    let whole = decode_all(&plan, &encodings[2], rows, 1000);
     check_cuts(&plan, &encodings[0], &ends, &whole[0]);
     // Row 3's `u4` has branch index 4 (of 4 branches): the error names the field and row.
     let mut bad = Vec::new();
