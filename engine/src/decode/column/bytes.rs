@@ -105,7 +105,7 @@ impl BytesCol {
 
     /// A nullable string or bytes value (`value_byte` the encoded index of its branch) on the
     /// fast path, with no branch on whether it is null, as
-    /// [`super::nested::number_or_null`] reads numbers: the length after the index is read
+    /// [`super::nullable::number_or_null`] reads numbers: the length after the index is read
     /// either way, the bytes after it copied (none for a null: the fixed-size move of
     /// [`append_bytes`] stores past the end, which stays spare capacity), and the position
     /// moved past them only for a value. `false`, with nothing read, where that does not
@@ -323,7 +323,7 @@ impl FixedCol {
     }
 
     /// A nullable `fixed` value (`value_byte` the encoded index of its branch) on the fast
-    /// path, with no branch on null, as [`super::nested::number_or_null`] reads numbers: the
+    /// path, with no branch on null, as [`super::nullable::number_or_null`] reads numbers: the
     /// `size` bytes after the index are copied either way, from the data for a value and from
     /// zeros for a null (whose slot holds zeros, as on the branching path), and the position
     /// moves past them only for a value. `false`, with nothing read, where that does not

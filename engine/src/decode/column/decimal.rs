@@ -2,7 +2,7 @@
 //! into `Decimal128` or `Decimal256` values, in bulk for records of fixed-size decimals, and
 //! checks their precision once per batch.
 
-use super::nested::keep;
+use super::nullable::keep;
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
@@ -162,10 +162,10 @@ impl DecimalCol {
     }
 
     /// A nullable `fixed` decimal of up to 16 bytes (`value_byte` the encoded index of its
-    /// branch) on the fast path, with no branch on null, as [`number_or_null`](super::nested::number_or_null) reads
-    /// numbers: the 16-byte window ending where the value would end is read either way, and
-    /// the value (0 for a null, as on the branching path) and the position past it kept by
-    /// selects. `false`, with nothing read, where that does not decide: a bad index, a
+    /// branch) on the fast path, with no branch on null, as
+    /// [`number_or_null`](super::nullable::number_or_null) reads numbers: the 16-byte window
+    /// ending where the value would end is read either way, and the value (0 for a null, as
+    /// on the branching path) and the position past it kept by selects. `false`, with nothing read, where that does not decide: a bad index, a
     /// window outside the data (the first bytes of a block, the last ones), `bytes`
     /// decimals and `Decimal256` columns.
     #[inline(always)]

@@ -2,7 +2,7 @@
 //! checked per value) and finishes the batch as a `DictionaryArray` over the symbols.
 
 use super::extend_checked;
-use super::nested::{number_or_null_in, ReadAt};
+use super::nullable::{number_or_null_in, ReadAt};
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
@@ -31,7 +31,7 @@ pub(crate) struct EnumRemap {
 }
 
 /// An enum's index (a zigzag varint) as its output key, valid if it has one, for
-/// [`number_or_null`](super::nested::number_or_null).
+/// [`number_or_null`](super::nullable::number_or_null).
 struct KeyAt<'a, K> {
     k: K,
     n_symbols: usize,
@@ -109,7 +109,7 @@ impl EnumCol {
     }
 
     /// A nullable enum's value on the fast path, with no branch on null
-    /// ([`super::nested::number_or_null`]): `false`, with nothing read, where that does not
+    /// ([`super::nullable::number_or_null`]): `false`, with nothing read, where that does not
     /// decide.
     #[inline(always)]
     pub(super) fn or_null_sticky<K: Kernel, const INLINE: bool>(
