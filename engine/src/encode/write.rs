@@ -1,7 +1,7 @@
-//! Writing one batch's values as Avro binary: a [`Plan`](super::plan::Plan) bound to the batch's arrays (each
-//! downcast once per batch), then each record appended row by row (records of many fields:
-//! `chunk.rs`). Values the Avro type cannot hold are an [`EncodeError`] naming the column path
-//! and the row.
+//! Writing one batch's values as Avro binary: a [`Plan`](super::plan::Plan) bound to the
+//! batch's arrays (each downcast once per batch), then each record appended row by row
+//! (records of many fields: `chunk.rs`). Values the Avro type cannot hold are an
+//! [`EncodeError`] naming the column path and the row.
 
 use super::bind::Bound;
 use super::bind::{Kind, NO_VALUE};

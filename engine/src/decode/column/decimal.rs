@@ -163,11 +163,12 @@ impl DecimalCol {
 
     /// A nullable `fixed` decimal of up to 16 bytes (`value_byte` the encoded index of its
     /// branch) on the fast path, with no branch on null, as
-    /// [`number_or_null`](super::nullable::number_or_null) reads numbers: the 16-byte window
-    /// ending where the value would end is read either way, and the value (0 for a null, as
-    /// on the branching path) and the position past it kept by selects. `false`, with nothing read, where that does not decide: a bad index, a
-    /// window outside the data (the first bytes of a block, the last ones), `bytes`
-    /// decimals and `Decimal256` columns.
+    /// [`number_or_null`](super::nullable::number_or_null) reads numbers: the window ending
+    /// where the value would end ([`window_short`]) is read either way, and the value (0 for
+    /// a null, as on the branching path) and the position past it kept by selects. `false`,
+    /// with nothing read, where that does not decide: a bad index, a window outside the data
+    /// (the first bytes of a block, the last ones), `bytes` decimals and `Decimal256`
+    /// columns.
     #[inline(always)]
     pub(super) fn or_null_sticky<K: Kernel>(
         &mut self,
@@ -330,10 +331,11 @@ impl DecimalCol {
 /// `end`) as an `i128`, or `None` when it does not fit.
 ///
 /// A value of at most 16 bytes with 16 bytes of `buf` before its end (every value but those at
-/// the very start of a block) is read as one 16-byte window ending at `end`: byte-swapped, the
-/// bytes before the value shifted out to the left and shifted back arithmetically, which
-/// extends the sign. That replaces a copy of `b.len()` bytes (a `memcpy` call) into a filled
-/// array; [`DecimalCol::sign_extend`] is the reference, and serves every other value.
+/// the very start of a block) is read as one window ending at `end` (16 bytes, or 8 for
+/// [`window_short`]'s short values): byte-swapped, the bytes before the value shifted out to
+/// the left and shifted back arithmetically, which extends the sign. That replaces a copy of
+/// `b.len()` bytes (a `memcpy` call) into a filled array; [`DecimalCol::sign_extend`] is the
+/// reference, and serves every other value.
 ///
 /// `SHORT`: read by [`window_short`] (see there which columns).
 #[inline(always)]

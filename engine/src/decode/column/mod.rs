@@ -4,9 +4,10 @@
 //!
 //! This module owns the [`Column`] enum and its dispatch (decoding one value, lengths, sizes,
 //! truncation, placeholders, reserving, finishing), and the macros and helpers the parts share;
-//! the builders themselves live in [`scalar`] (numbers, enums, decimals), [`bytes`] (strings,
-//! bytes, fixed), [`nested`] (lists, maps, nullables), [`union`] (general unions) and [`record`]
-//! ([`StructCol`] and its record loops).
+//! the builders themselves live in [`scalar`] (numbers), [`enums`], [`decimal`], [`bytes`]
+//! (strings, bytes, fixed), [`uuid`], [`nested`] (lists, maps), [`nullable`] (`["null", T]` and
+//! the reads with no branch on null), [`union`] (general unions), [`resolve`] (schema
+//! resolution's columns) and [`record`] ([`StructCol`] and its record loops).
 
 use super::bits::Bits;
 use super::cursor::{Cursor, Sticky};

@@ -1,6 +1,6 @@
 //! Nullable values (`["null", T]` and `[T, "null"]`): [`NullableCol`] and the reads with no
-//! branch on null that it and the columns of numbers, booleans, enums, strings, fixed values
-//! and fixed decimals share ([`number_or_null`], [`ReadAt`], [`keep`]).
+//! branch on null that it and the columns of numbers, booleans, enums, strings, fixed values,
+//! fixed decimals and `uuid` strings share ([`number_or_null`], [`ReadAt`], [`keep`]).
 
 use super::{nested_sticky, Column};
 use crate::decode::bits::Validity;
