@@ -12,36 +12,57 @@ use arrow_array::{Array, ArrayRef, Int64Array, StringArray, UnionArray};
 use arrow_buffer::ScalarBuffer;
 
 /// The union a decoder assembles (offsets derived from the type ids, `new_unchecked`)
-/// equals the one `try_new` validates from the same values, in batches that end anywhere.
+/// equals the one `try_new` validates from the same values, in batches that end anywhere:
+/// unions of three branches and of six (every kind the general read has inline), and a batch
+/// of 70 000 values (more than 16 bits count).
 #[test]
 fn assembled_unions_equal_validated_ones() {
-    let schema = Schema::parse(
-        r#"{"type":"record","name":"r","fields":[{"name":"u","type":["null","long","string"]}]}"#,
-    )
+    for (union, rows, batch_sizes) in [
+        (r#"["null","long","string"]"#, 1000, &[1, 7, 64, 1000][..]),
+        (
+            r#"["null","long","string","double","boolean","int"]"#,
+            1000,
+            &[1, 7, 1000][..],
+        ),
+        (r#"["null","long","string"]"#, 70_000, &[70_000][..]),
+    ] {
+        check_assembled_union(union, rows, batch_sizes);
+    }
+}
+
+/// [`assembled_unions_equal_validated_ones`] for one union of `null`, `long`, `string` and
+/// then `double`, `boolean`, `int`.
+fn check_assembled_union(union: &str, rows: usize, batch_sizes: &[usize]) {
+    let schema = Schema::parse(&format!(
+        r#"{{"type":"record","name":"r","fields":[{{"name":"u","type":{union}}}]}}"#
+    ))
     .unwrap();
+    let n_branches = union.matches(',').count() + 1;
     let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
     let mut block = Vec::new();
     let mut branches = Vec::new();
-    for i in 0..1000i64 {
-        let b = rng.below(3) as i64;
+    for i in 0..rows as i64 {
+        let b = rng.below(n_branches as u64) as i64;
         zigzag(b, &mut block);
         match b {
-            1 => zigzag(i * 7 - 300, &mut block),
+            1 | 5 => zigzag(i * 7 - 300, &mut block),
             2 => {
                 let s = format!("s{i}");
                 zigzag(s.len() as i64, &mut block);
                 block.extend_from_slice(s.as_bytes());
             }
+            3 => block.extend_from_slice(&(i as f64 / 3.0).to_le_bytes()),
+            4 => block.push((i % 2) as u8),
             _ => {}
         }
         branches.push(b);
     }
-    for batch_size in [1, 7, 64, 1000] {
+    for &batch_size in batch_sizes {
         let mut decoder = DecodePlan::new(&schema, &DecodeOptions::default())
             .unwrap()
             .decoder()
             .with_batch_size(batch_size);
-        let mut batches = decoder.decode_block(&block, 1000).unwrap();
+        let mut batches = decoder.decode_block(&block, rows as u64).unwrap();
         batches.extend(decoder.flush().unwrap());
         let mut row = 0usize;
         for batch in &batches {
@@ -51,7 +72,7 @@ fn assembled_unions_equal_validated_ones() {
                 .downcast_ref::<UnionArray>()
                 .unwrap();
             let mine = &branches[row..row + batch.num_rows()];
-            let mut counts = [0i32; 3];
+            let mut counts = vec![0i32; n_branches];
             let offsets: Vec<i32> = mine
                 .iter()
                 .map(|&b| {
@@ -59,7 +80,9 @@ fn assembled_unions_equal_validated_ones() {
                     counts[b as usize] - 1
                 })
                 .collect();
-            let children: Vec<ArrayRef> = (0..3).map(|b| got.child(b).clone()).collect();
+            let children: Vec<ArrayRef> = (0..n_branches)
+                .map(|b| got.child(b as i8).clone())
+                .collect();
             let fields = match got.data_type() {
                 arrow_schema::DataType::Union(fields, _) => fields.clone(),
                 other => panic!("not a union: {other}"),
@@ -74,15 +97,22 @@ fn assembled_unions_equal_validated_ones() {
             assert_eq!(
                 got.to_data(),
                 expected.to_data(),
-                "batch size {batch_size}, rows from {row}"
+                "{union}, batch size {batch_size}, rows from {row}"
             );
+            for (b, &count) in counts.iter().enumerate() {
+                assert_eq!(
+                    got.child(b as i8).len() as i32,
+                    count,
+                    "{union}, branch {b}"
+                );
+            }
             let longs = got.child(1).as_any().downcast_ref::<Int64Array>().unwrap();
             let strings = got.child(2).as_any().downcast_ref::<StringArray>().unwrap();
             assert_eq!(longs.len() as i32, counts[1]);
             assert_eq!(strings.len() as i32, counts[2]);
             row += batch.num_rows();
         }
-        assert_eq!(row, 1000);
+        assert_eq!(row, rows, "{union}");
     }
 }
 
