@@ -2,6 +2,7 @@
 //! optionally finished as views), `fixed` (also the 16 bytes of a parsed `uuid` string), and the
 //! copy and check helpers they share.
 
+use super::nullable::null_index;
 use super::uuid::parse_uuid;
 use super::{grow, offsets_overflow};
 use crate::decode::bits::Validity;
@@ -127,8 +128,7 @@ impl BytesCol {
         let Some(&index) = f.buf.get(p) else {
             return false;
         };
-        let present = index == value_byte;
-        let index_ok = index & !2 == 0;
+        let (present, index_ok) = null_index(index, value_byte);
         let mut from = p + 1;
         let (n, valid) = match f.k.read_u64_branchless(f.buf, &mut from) {
             // Not negative (zigzag odd), and within the data.
@@ -341,8 +341,7 @@ impl FixedCol {
         let Some(&index) = f.buf.get(p) else {
             return false;
         };
-        let present = index == value_byte;
-        let index_ok = index & !2 == 0;
+        let (present, index_ok) = null_index(index, value_byte);
         let from = p + 1;
         // (`p` is in the buffer, so `from <= f.buf.len()`.)
         let fits = f.buf.len() - from >= size;
@@ -393,8 +392,7 @@ impl FixedCol {
         let Some(&index) = f.buf.get(p) else {
             return false;
         };
-        let present = index == value_byte;
-        let index_ok = index & !2 == 0;
+        let (present, index_ok) = null_index(index, value_byte);
         let from = p + 1;
         // (`p` is in the buffer, so `from <= f.buf.len()`.)
         let fits = f.buf.len() - from >= 37;

@@ -2,7 +2,7 @@
 //! into `Decimal128` or `Decimal256` values, in bulk for records of fixed-size decimals, and
 //! checks their precision once per batch.
 
-use super::nullable::keep;
+use super::nullable::{keep, null_index};
 use crate::decode::bits::Validity;
 use crate::decode::cursor::{Cursor, Sticky};
 use crate::decode::pool::BufferPool;
@@ -183,8 +183,7 @@ impl DecimalCol {
         let Some(&index) = f.buf.get(p) else {
             return false;
         };
-        let present = index == value_byte;
-        let index_ok = index & !2 == 0;
+        let (present, index_ok) = null_index(index, value_byte);
         let end = p + 1 + n;
         if !index_ok | self.is_wide | (n > 16) | (end < 16) | (end > f.buf.len()) {
             return false;

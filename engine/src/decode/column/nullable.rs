@@ -201,9 +201,7 @@ pub(super) fn number_or_null<K: Kernel, T: Masked>(
     let Some(&index) = f.buf.get(p) else {
         return false;
     };
-    let present = index == value_byte;
-    // The bytes 0 and 2 (branch indexes 0 and 1) in one test, not a branch on which.
-    let index_ok = index & !2 == 0;
+    let (present, index_ok) = null_index(index, value_byte);
     let (number, end, read) = read.read_at(f.buf, p + 1);
     if !index_ok | (present & !read) {
         return false;
@@ -212,6 +210,16 @@ pub(super) fn number_or_null<K: Kernel, T: Masked>(
     validity.push(present);
     push(keep(number, present));
     true
+}
+
+/// The branch index byte that opens a nullable value, classified with no branch on which
+/// branch it names: whether it names the value's (`value_byte`, the encoded index of the
+/// value's branch), and whether it is an index of the union at all (0 or 1: the bytes 0 and
+/// 2, in one test). The first step of every read of a value or null ([`number_or_null`] and
+/// the `or_null_sticky` reads of strings, fixed values, decimals and `uuid` strings).
+#[inline(always)]
+pub(super) fn null_index(index: u8, value_byte: u8) -> (bool, bool) {
+    (index == value_byte, index & !2 == 0)
 }
 
 /// [`number_or_null`] inline (`INLINE`) or through a call ([`number_or_null_out`]).
