@@ -152,16 +152,17 @@ impl FileFormat for AvrowFormat {
     ) -> Result<SchemaRef> {
         let mut schemas: Vec<SchemaRef> = Vec::with_capacity(objects.len());
         // The first file of each distinct schema, for errors.
-        let mut first_files: Vec<&object_store::path::Path> = Vec::new();
+        let mut first_files: Vec<String> = Vec::new();
         for object in objects {
             let input = Input::locate(store, object).await?;
+            let name = input.name();
             let builder = self.options.builder(None);
             let schema = tokio::task::spawn_blocking(move || input.schema(builder))
                 .await
                 .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))??;
             if !schemas.iter().any(|s| s == &schema) {
                 schemas.push(schema);
-                first_files.push(&object.location);
+                first_files.push(name);
             }
         }
         match schemas.len() {

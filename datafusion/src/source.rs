@@ -180,6 +180,14 @@ impl Input {
         })
     }
 
+    /// The name errors give the file: a local file's path, an object's location.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Input::Local(path) => path.display().to_string(),
+            Input::Remote(object) => object.name(),
+        }
+    }
+
     /// The file's Arrow schema as avrow reads it with `builder`'s options. Blocking.
     pub(crate) fn schema(&self, builder: avrow::ReaderBuilder) -> Result<SchemaRef> {
         self.open()?.schema(builder)

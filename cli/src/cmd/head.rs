@@ -7,6 +7,7 @@ use crate::inputs::ByteCounter;
 use crate::writers::json;
 use anyhow::Result;
 use arrow::array::RecordBatch;
+use arrow::datatypes::SchemaRef;
 use arrow::json::writer::LineDelimited;
 use arrow::util::pretty::pretty_format_batches_with_schema;
 use std::io::Write;
@@ -47,13 +48,7 @@ pub fn run(config: &HeadConfig) -> Result<()> {
     } else {
         // As CSV shows them: uuids in their text form, dates and timestamps past the calendar
         // as their raw count (arrow's table printed 32 bare digits, and an error as the value).
-        let shown = batches
-            .iter()
-            .map(shown_as_text)
-            .collect::<Result<Vec<_>>>()?;
-        let schema = shown.first().map_or(schema, RecordBatch::schema);
-        let table = pretty_format_batches_with_schema(schema, &shown)?;
-        writeln!(out, "{table}")?;
+        writeln!(out, "{}", table_text(schema, &batches)?)?;
     }
     out.flush()?;
     Ok(())
@@ -81,10 +76,30 @@ pub(super) fn shown_as_text(batch: &RecordBatch) -> Result<RecordBatch> {
         fields.push(Field::new(field.name(), column.data_type().clone(), true));
         columns.push(column);
     }
-    Ok(RecordBatch::try_new(
+    // (The row count given: a record of no fields has rows and no columns to count them.)
+    let options = arrow::array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows()));
+    Ok(RecordBatch::try_new_with_options(
         Arc::new(Schema::new(fields)),
         columns,
+        &options,
     )?)
+}
+
+/// `batches` (of `schema`) as a table of text for a terminal ([`shown_as_text`]); rows of
+/// no columns (records with no fields) as their count, which a table of no columns cannot
+/// show.
+pub(super) fn table_text(schema: SchemaRef, batches: &[RecordBatch]) -> Result<String> {
+    if schema.fields().is_empty() {
+        let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
+        let s = if rows == 1 { "" } else { "s" };
+        return Ok(format!("({rows} row{s} of no columns)"));
+    }
+    let shown = batches
+        .iter()
+        .map(shown_as_text)
+        .collect::<Result<Vec<_>>>()?;
+    let schema = shown.first().map_or(schema, RecordBatch::schema);
+    Ok(pretty_format_batches_with_schema(schema, &shown)?.to_string())
 }
 
 /// The most characters a table cell shows (a 5,000-character string made 5,000-wide lines).

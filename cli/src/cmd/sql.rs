@@ -13,7 +13,7 @@ use crate::writers::json;
 use crate::writers::BatchWriter;
 use anyhow::{anyhow, Context, Result};
 use arrow::json::writer::LineDelimited;
-use arrow::util::pretty::pretty_format_batches_with_schema;
+use arrow::util::pretty::pretty_format_batches;
 use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt, StagedLocalFiles};
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::file_format::options::ArrowReadOptions;
@@ -362,17 +362,19 @@ async fn print(df: DataFrame, format: SqlFormat) -> Result<()> {
     match format {
         // A table's column widths depend on every row: the answer is collected first.
         SqlFormat::Table => {
+            // A plan's lines are shown whole, as DataFusion's own shell shows them (cells of
+            // data are cut and escaped for a terminal: `table_text`).
+            let plan = matches!(
+                df.logical_plan(),
+                LogicalPlan::Explain(_) | LogicalPlan::Analyze(_)
+            );
             let batches = df.collect().await.map_err(query_error)?;
             let mut out = stdout();
-            let shown = batches
-                .iter()
-                .map(super::head::shown_as_text)
-                .collect::<Result<Vec<_>>>()?;
-            let schema = shown
-                .first()
-                .map_or(schema, arrow::array::RecordBatch::schema);
-            let table = pretty_format_batches_with_schema(schema, &shown)?;
-            writeln!(out, "{table}")?;
+            if plan {
+                writeln!(out, "{}", pretty_format_batches(&batches)?)?;
+            } else {
+                writeln!(out, "{}", super::head::table_text(schema, &batches)?)?;
+            }
             out.flush()?;
         }
         // Rows for scripts are written as their batches arrive: memory stays bounded

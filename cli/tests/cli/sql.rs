@@ -897,3 +897,44 @@ with open({path:?}, "wb") as f:
     assert!(text.contains("| 2     |"), "{text}");
     assert!(output.exists());
 }
+
+#[test]
+fn records_without_fields_show_their_row_count() {
+    // Rows with no columns: a table of text has nothing to draw, so it says how many there
+    // are (arrow's table printer fails on a batch of no columns).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("no-fields.avro");
+    crate::harness::python(&format!(
+        r#"
+import fastavro
+schema = fastavro.parse_schema({{"type": "record", "name": "E", "fields": []}})
+fastavro.writer(open({path:?}, "wb"), schema, [{{}}] * 123)
+"#,
+        path = input.display().to_string()
+    ));
+    let file = format!("SELECT * FROM '{}' LIMIT 3", input.display());
+    assert_eq!(sql(&[&file]).trim(), "(3 rows of no columns)");
+    // (A header of no names, then three rows of none.)
+    assert_eq!(sql(&["--format", "csv", &file]), "\n\n\n\n");
+    let out = avrow()
+        .args(["head", "-n", "1"])
+        .arg(&input)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(text.trim(), "(1 row of no columns)");
+}
+
+#[test]
+fn plans_are_shown_whole() {
+    let table = format!("o={}", sample("order").display());
+    let text = sql(&[
+        "--table",
+        &table,
+        "EXPLAIN SELECT id, total FROM o WHERE paid AND total > 100 ORDER BY total DESC LIMIT 3",
+    ]);
+    // (Data cells are cut at 80 characters with `…`; a plan's lines are not.)
+    assert!(!text.contains('…'), "{text}");
+    assert!(text.contains("physical_plan"), "{text}");
+    assert!(text.lines().any(|l| l.len() > 100), "{text}");
+}

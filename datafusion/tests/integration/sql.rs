@@ -713,6 +713,9 @@ async fn files_that_do_not_merge_are_named() {
             && err.contains("do not merge"),
         "{err}"
     );
+    // Local files by their whole path (an object store's paths have no leading `/`).
+    let a3 = dir.path().join("a3.avro");
+    assert!(err.contains(&a3.display().to_string()), "{err}");
     assert!(err.contains("id"), "{err}");
 }
 
