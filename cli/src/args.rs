@@ -102,7 +102,9 @@ output each with --output-dir. `-` reads standard input; `-o -` writes standard 
 
 The output is written to a hidden temporary file beside it (.NAME.avrow-XXXXXX.tmp) and renamed
 into place on success: a failed conversion leaves no partial file and never touches an existing
-output. An existing output is only replaced with --force. A conversion killed by a signal
+output. An existing output is only replaced with --force (a symbolic link's file is
+replaced, the link kept, and a replaced file's permissions kept; a named pipe or a device
+such as /dev/null is written into directly). A conversion killed by a signal
 (Ctrl-C) may leave the hidden temporary file behind, but never a partial output. The data
 is left to the operating system to write to disk, as cp, DuckDB and pyarrow do; --fsync waits
 until it is on disk before the rename (durable across a power loss, slower).

@@ -1,7 +1,10 @@
 //! Where `convert` writes: a temporary file beside the output, renamed into place only when
-//! the conversion succeeded, or standard output.
+//! the conversion succeeded (over the file a symbolic link names, keeping the replaced file's
+//! permissions), a named pipe or character device written in place, or standard output
+//! ([`avrow::output`] decides which).
 
 use anyhow::{anyhow, bail, Context, Result};
+use avrow::output::{output_target, OutputTarget};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -92,41 +95,66 @@ pub fn stdout() -> Out {
     )))
 }
 
-/// An output file being written under a temporary name. Dropping it without
-/// [`commit`](PendingFile::commit) removes the temporary file; the target is never touched.
+/// An output file being written. Under a temporary name, dropping it without
+/// [`commit`](PendingFile::commit) removes the temporary file and the target is never
+/// touched; a named pipe or device is written in place.
 #[derive(Debug)]
 pub struct PendingFile {
-    temp: TempPath,
+    /// The temporary file, and the permissions to give it; `None` in place.
+    temp: Option<(TempPath, Option<std::fs::Permissions>)>,
     handle: File,
+    /// The file replaced (a symbolic link's target) or written in place.
     target: PathBuf,
     force: bool,
 }
 
-/// Fails unless `target` can be written: it must not exist (unless `force`) and must not be a
-/// directory.
+/// How `target` will be written, failing unless it can be: it must not be a directory, and
+/// must not exist (unless `force`, or it is a named pipe or character device, written into).
 ///
 /// # Errors
-/// The target exists without `force`, or is a directory.
-pub fn check_target(target: &Path, force: bool) -> Result<()> {
-    if target.is_dir() {
-        bail!("{} is a directory", target.display());
-    }
-    if !force && target.symlink_metadata().is_ok() {
+/// The target exists without `force`, is a directory, a block device or a socket.
+pub fn check_target(target: &Path, force: bool) -> Result<OutputTarget> {
+    let how =
+        output_target(target).map_err(|e| anyhow!("cannot write {}: {e}", target.display()))?;
+    if !force && matches!(how, OutputTarget::Replace { .. }) && target.symlink_metadata().is_ok() {
         bail!(
             "{} already exists (use --force to replace it)",
             target.display()
         );
     }
-    Ok(())
+    Ok(how)
 }
 
-/// Creates a temporary file beside `target` (same directory, so the final rename is atomic)
-/// and returns the sink to write into and the pending file to commit.
+/// Creates a temporary file beside `target` (same directory, so the final rename is atomic;
+/// beside the file it names for a symbolic link) and returns the sink to write into and the
+/// pending file to commit; a named pipe or character device is opened for writing instead.
 ///
 /// # Errors
 /// See [`check_target`]; the directory does not exist or is not writable.
 pub fn create_file(target: &Path, force: bool) -> Result<(Out, PendingFile)> {
-    check_target(target, force)?;
+    let (target, permissions) = match check_target(target, force)? {
+        OutputTarget::Replace { path, permissions } => (path, permissions),
+        OutputTarget::InPlace(path) => {
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let handle = file
+                .try_clone()
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            let out = CountingWriter::new(Box::new(BufWriter::with_capacity(1 << 20, file)) as _);
+            return Ok((
+                out,
+                PendingFile {
+                    temp: None,
+                    handle,
+                    target: path,
+                    force,
+                },
+            ));
+        }
+    };
+    let target = target.as_path();
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -155,7 +183,7 @@ pub fn create_file(target: &Path, force: bool) -> Result<(Out, PendingFile)> {
     Ok((
         out,
         PendingFile {
-            temp,
+            temp: Some((temp, permissions)),
             handle,
             target: target.to_path_buf(),
             force,
@@ -168,10 +196,11 @@ impl PendingFile {
     /// `fsync` (without, the kernel writes it back in its own time: a power loss soon after
     /// may leave the target empty on file systems that do not order the data before the
     /// rename). Without `force`, fails if the target appeared meanwhile (and removes the
-    /// temporary file).
+    /// temporary file). The file replaced gives the new one its permissions. Written in place,
+    /// there is nothing to do.
     ///
     /// # Errors
-    /// Syncing or renaming fails.
+    /// Syncing, setting the permissions or renaming fails.
     pub fn commit(self, fsync: bool) -> Result<()> {
         let PendingFile {
             temp,
@@ -179,10 +208,19 @@ impl PendingFile {
             target,
             force,
         } = self;
+        // (A pipe or device written in place holds nothing to sync: `fsync` fails on some.)
+        let Some((temp, permissions)) = temp else {
+            return Ok(());
+        };
         if fsync {
             handle
                 .sync_all()
                 .with_context(|| format!("cannot write {}", target.display()))?;
+        }
+        if let Some(permissions) = permissions {
+            handle
+                .set_permissions(permissions)
+                .with_context(|| format!("cannot set the permissions of {}", temp.display()))?;
         }
         drop(handle);
         let result = if force {
@@ -254,5 +292,41 @@ mod tests {
         assert!(err.to_string().contains("already exists"), "{err}");
         assert_eq!(std::fs::read(&target).unwrap(), b"theirs");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_keep_their_target_and_replaced_files_their_permissions() {
+        use std::os::unix::fs::{symlink, PermissionsExt};
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("data.csv");
+        std::fs::write(&target, b"old").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.path().join("latest.csv");
+        symlink("data.csv", &link).unwrap();
+        assert!(create_file(&link, false).is_err(), "the link's file exists");
+        let (mut out, pending) = create_file(&link, true).unwrap();
+        out.write_all(b"new").unwrap();
+        out.flush().unwrap();
+        drop(out);
+        pending.commit(false).unwrap();
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_are_written_in_place_without_force() {
+        use std::os::unix::fs::FileTypeExt;
+        let (mut out, pending) = create_file(Path::new("/dev/null"), false).unwrap();
+        out.write_all(b"gone").unwrap();
+        out.flush().unwrap();
+        drop(out);
+        pending.commit(true).unwrap();
+        let meta = std::fs::metadata("/dev/null").unwrap();
+        assert!(meta.file_type().is_char_device());
     }
 }

@@ -93,8 +93,10 @@ impl StagedLocalFiles {
     }
 
     /// Renames every file written since the last commit or discard to its target, in the
-    /// order they were completed, and returns how many. Files written to the same target
-    /// twice end as the later one, as unstaged writes would.
+    /// order they were completed, and returns how many (`place`: a symbolic link's file is
+    /// replaced, with the permissions of the file replaced; a named pipe or a device is
+    /// written into). Files written to the same target twice end as the later one, as
+    /// unstaged writes would.
     ///
     /// # Errors
     /// A rename fails: the files not yet renamed are removed, and the error names the target.
@@ -103,7 +105,7 @@ impl StagedLocalFiles {
         let count = staged.len();
         let mut files = staged.into_iter();
         while let Some(file) = files.next() {
-            if let Err(e) = std::fs::rename(&file.temp, &file.target) {
+            if let Err(e) = place(&file.temp, &file.target) {
                 let _ = std::fs::remove_file(&file.temp);
                 for rest in files {
                     let _ = std::fs::remove_file(&rest.temp);
@@ -146,6 +148,27 @@ impl StagedLocalFiles {
             target: self.inner.path_to_filesystem(location)?,
         };
         Ok((temp, staged))
+    }
+}
+
+/// Puts the finished file `temp` at `target` as [`avrow::output::output_target`] says:
+/// renamed over the file there (or the file a symbolic link names) with that file's
+/// permissions, or copied into a named pipe or character device and removed.
+fn place(temp: &std::path::Path, target: &std::path::Path) -> std::io::Result<()> {
+    use avrow::output::{output_target, OutputTarget};
+    match output_target(target)? {
+        OutputTarget::Replace { path, permissions } => {
+            if let Some(permissions) = permissions {
+                std::fs::set_permissions(temp, permissions)?;
+            }
+            std::fs::rename(temp, path)
+        }
+        OutputTarget::InPlace(path) => {
+            let mut from = std::fs::File::open(temp)?;
+            let mut to = std::fs::OpenOptions::new().write(true).open(path)?;
+            std::io::copy(&mut from, &mut to)?;
+            std::fs::remove_file(temp)
+        }
     }
 }
 
@@ -412,5 +435,33 @@ mod tests {
         assert_eq!(listed.objects.len(), 1);
         store.delete(&a).await.unwrap();
         assert!(names(dir.path()).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_link_keeps_its_target_and_a_replaced_file_its_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("data.csv");
+        std::fs::write(&target, b"before").unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::os::unix::fs::symlink("data.csv", dir.path().join("latest.csv")).unwrap();
+        let store = StagedLocalFiles::new();
+        store
+            .put(
+                &location(dir.path(), "latest.csv"),
+                b"after".to_vec().into(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(store.commit().unwrap(), 1);
+        assert_eq!(names(dir.path()), ["data.csv", "latest.csv"]);
+        assert!(std::fs::symlink_metadata(dir.path().join("latest.csv"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"after");
+        let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
     }
 }

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import glob as _glob
 import os
-import shutil
 import tempfile
 import warnings
 from typing import Any, BinaryIO, Dict, Iterator, List, NamedTuple, Optional, Sequence, Union
@@ -382,8 +381,11 @@ def write_avro(
     ``"name"`` or ``"namespace.name"`` (default ``topLevelRecord``; a recorded schema keeps its
     own). ``metadata``: extra header entries.
 
-    A path is written under a temporary name beside it and renamed when complete; a file
-    object receives the file only once it is complete. On an error nothing is left behind.
+    A path is written under a temporary name beside it and renamed when complete (for a
+    symbolic link, beside the file it names, which is replaced: the link stays; a replaced
+    file's permissions are kept; a named pipe or character device such as ``/dev/null`` is
+    written into directly); a file object receives the file only once it is complete. On an
+    error nothing is left behind.
     ``fsync``: a path's data is synced to disk before the rename, so that a power loss leaves
     the old file or the whole new one (by default, as with ``open``, the operating system
     writes it back in its own time; a file object is the caller's to sync).
@@ -475,8 +477,25 @@ def _write(data, dest, fsync, codec, level, block_size, threads, avro_schema, me
         path = os.path.join(tmp, "out.avro")
         rows = _avrow.write(data, path, **options)
         with open(path, "rb") as f:
-            shutil.copyfileobj(f, dest, 1 << 20)
+            _copy_out(f, dest)
     return rows
+
+
+def _copy_out(src, dest) -> None:
+    """Copy `src` to the file object `dest` whole: a raw stream's `write` may take fewer bytes
+    than offered and says how many (`None` taken as all, as most file-likes return nothing)."""
+    while True:
+        chunk = src.read(1 << 20)
+        if not chunk:
+            return
+        view = memoryview(chunk)
+        while view:
+            n = dest.write(view)
+            if n is None or n >= len(view):
+                break
+            if n <= 0:
+                raise AvrowIOError(f"{dest!r} took none of {len(view)} bytes")
+            view = view[n:]
 
 
 def _check_count(name: str, value: Any) -> None:

@@ -205,8 +205,10 @@ pub(crate) fn import_stream(data: &Bound<'_, PyAny>) -> PyResult<StreamIn> {
 }
 
 /// Write `stream` with `builder` to a temporary file beside `path`, renamed to `path` once
-/// complete (removed on error), synced to disk before the rename if `fsync`. The GIL is
-/// released but between batches. Returns the rows.
+/// complete (removed on error), synced to disk before the rename if `fsync`: the rule of
+/// [`avrow::output::output_target`] (a symbolic link's file replaced, the link kept; the
+/// replaced file's permissions kept; a named pipe or character device written in place).
+/// The GIL is released but between batches. Returns the rows.
 pub(crate) fn write_file(
     py: Python<'_>,
     stream: StreamIn,
@@ -214,6 +216,18 @@ pub(crate) fn write_file(
     path: &Path,
     fsync: bool,
 ) -> PyResult<u64> {
+    let io = |e: std::io::Error, file: &Path| avrow::Error::Io {
+        file: file.display().to_string(),
+        source: e,
+    };
+    let (path, permissions) =
+        match avrow::output::output_target(path).map_err(|e| to_py(io(e, path)))? {
+            avrow::output::OutputTarget::Replace { path, permissions } => (path, permissions),
+            avrow::output::OutputTarget::InPlace(path) => {
+                return write_in_place(py, stream, builder, &path)
+            }
+        };
+    let path = path.as_path();
     let name = path.file_name().ok_or_else(|| {
         to_py(avrow::Error::InvalidArgument(format!(
             "{} is not a file name",
@@ -229,10 +243,6 @@ pub(crate) fn write_file(
         std::process::id(),
         NEXT.fetch_add(1, Ordering::Relaxed)
     ));
-    let io = |e: std::io::Error, file: &Path| avrow::Error::Io {
-        file: file.display().to_string(),
-        source: e,
-    };
     let result = py.detach(|| {
         // Removes the temporary file unless it was renamed: on errors and on panics alike.
         let mut guard = TempFile(Some(tmp.as_path()));
@@ -243,20 +253,14 @@ pub(crate) fn write_file(
                 .open(&tmp)
                 // (Named as the destination: the temporary name is ours, not the caller's.)
                 .map_err(|e| io(e, path))?;
-            let mut w = builder.build(std::io::BufWriter::with_capacity(1 << 20, file))?;
-            for batch in stream {
-                let batch = batch.map_err(|e| {
-                    avrow::Error::InvalidArgument(format!("reading the Arrow stream: {e}"))
-                })?;
-                w.write(&batch)?;
-                Python::attach(|py| py.check_signals()).map_err(Stop::Python)?;
-            }
-            let rows = w.rows();
-            let mut out = w.finish()?;
+            let (rows, mut out) = write_stream(stream, builder, file)?;
             out.flush().map_err(|e| io(e, &tmp))?;
             let file = out.into_inner().map_err(|e| io(e.into_error(), &tmp))?;
             if fsync {
                 file.sync_all().map_err(|e| io(e, &tmp))?;
+            }
+            if let Some(permissions) = permissions {
+                file.set_permissions(permissions).map_err(|e| io(e, &tmp))?;
             }
             std::fs::rename(&tmp, path).map_err(|e| io(e, path))?;
             guard.0 = None;
@@ -267,6 +271,51 @@ pub(crate) fn write_file(
         Stop::Avrow(e) => to_py(e),
         Stop::Python(e) => e,
     })
+}
+
+/// [`write_file`] into a named pipe or character device, opened for writing: no temporary
+/// file, nothing to rename or sync.
+fn write_in_place(
+    py: Python<'_>,
+    stream: StreamIn,
+    builder: avrow::WriterBuilder,
+    path: &Path,
+) -> PyResult<u64> {
+    let io = |e: std::io::Error| avrow::Error::Io {
+        file: path.display().to_string(),
+        source: e,
+    };
+    let result = py.detach(|| -> Result<u64, Stop> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        let (rows, mut out) = write_stream(stream, builder, file)?;
+        out.flush().map_err(io)?;
+        Ok(rows)
+    });
+    result.map_err(|e| match e {
+        Stop::Avrow(e) => to_py(e),
+        Stop::Python(e) => e,
+    })
+}
+
+/// Every batch of `stream` written to `file` (buffered) by a writer from `builder`, with
+/// Ctrl-C checked between batches: the rows and the buffered file, to flush.
+fn write_stream(
+    stream: StreamIn,
+    builder: avrow::WriterBuilder,
+    file: std::fs::File,
+) -> Result<(u64, std::io::BufWriter<std::fs::File>), Stop> {
+    let mut w = builder.build(std::io::BufWriter::with_capacity(1 << 20, file))?;
+    for batch in stream {
+        let batch = batch
+            .map_err(|e| avrow::Error::InvalidArgument(format!("reading the Arrow stream: {e}")))?;
+        w.write(&batch)?;
+        Python::attach(|py| py.check_signals()).map_err(Stop::Python)?;
+    }
+    let rows = w.rows();
+    Ok((rows, w.finish()?))
 }
 
 /// A temporary file removed when dropped, unless taken out (`.0 = None`) once renamed.

@@ -377,3 +377,57 @@ def test_a_nested_projection_is_written_with_its_records_names(tmp_path):
     assert [f["name"] for f in written["fields"][0]["type"]["fields"]] == ["y"]
     with open(path, "rb") as f:
         assert list(fastavro.reader(f)) == [{"b": {"y": "z"}}]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symbolic links, modes and FIFOs")
+def test_links_permissions_pipes_and_devices_are_written_as_open_would(tmp_path):
+    import stat
+    import threading
+
+    table = pa.table({"x": [1, 2, 3]})
+    # A link stays a link: the file it names is replaced, with its permissions.
+    target = tmp_path / "data.avro"
+    target.write_bytes(b"old")
+    os.chmod(target, 0o600)
+    link = tmp_path / "latest.avro"
+    os.symlink("data.avro", link)
+    assert avrow.write_avro(table, link) == 3
+    assert os.path.islink(link)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o600
+    assert avrow.read_avro(target).equals(table)
+    assert sorted(os.listdir(tmp_path)) == ["data.avro", "latest.avro"]
+    # A character device and a named pipe are written into, not replaced by a file.
+    assert avrow.write_avro(table, "/dev/null") == 3
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    assert avrow.write_avro(table, fifo) == 3
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert avrow.read_avro(got[0]).equals(table)
+
+
+def test_a_file_object_that_takes_part_of_each_write_gets_every_byte(tmp_path):
+    class Trickle:
+        def __init__(self):
+            self.data = bytearray()
+
+        def write(self, b):
+            part = bytes(b)[:7]
+            self.data += part
+            return len(part)
+
+    table = pa.table({"x": list(range(1000)), "s": [str(i) for i in range(1000)]})
+    out = Trickle()
+    assert avrow.write_avro(table, out) == 1000
+    assert avrow.read_avro(bytes(out.data)).equals(table)
+
+    class Stuck:
+        def write(self, b):
+            return 0
+
+    with pytest.raises(avrow.AvrowIOError):
+        avrow.write_avro(table, Stuck())

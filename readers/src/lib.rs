@@ -33,6 +33,7 @@ mod compress;
 mod container;
 mod error;
 mod libdeflate;
+pub mod output;
 mod parallel;
 pub mod parquet_compat;
 mod reader;
