@@ -72,7 +72,15 @@ impl Compressor {
             Codec::Zstandard => {
                 let c = match &mut self.zstd {
                     Some(c) => c,
-                    None => self.zstd.insert(zstd::bulk::Compressor::new(self.level)?),
+                    None => {
+                        let mut c = zstd::bulk::Compressor::new(self.level)?;
+                        // Each frame ends with a checksum of its content (4 bytes a block), so
+                        // that a damaged block is an error, not other rows: Avro's zstandard
+                        // codec has no check of its own (snappy's has a CRC-32), and readers
+                        // verify it where present.
+                        c.set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(true))?;
+                        self.zstd.insert(c)
+                    }
                 };
                 out.reserve(zstd::zstd_safe::compress_bound(input.len()));
                 c.compress_to_buffer(input, out)?;
