@@ -3,7 +3,7 @@
 //! marker, `PAR1`), so that `avrow convert data.parquet -o data.avro` works. IPC files are
 //! read in place (`mapped_ipc.rs`).
 
-use crate::error::usage;
+use crate::error::{catch_quietly, usage};
 use crate::inputs::Input;
 use crate::mapped_ipc::MappedIpcFile;
 use anyhow::{Context, Result};
@@ -68,8 +68,14 @@ impl ArrowInput {
     ) -> Result<Self> {
         let name = path.display().to_string();
         let file = std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?;
-        let (schema, batches): (SchemaRef, Box<dyn Iterator<Item = Result<RecordBatch>>>) =
-            match format {
+        // arrow-ipc's stream reader and the parquet crate panic on some damaged input (a
+        // schema's unknown type, a bit width of 1088): opening and every batch are guarded,
+        // and such a panic is an error naming the file. (The mapped IPC file guards its own.)
+        // Not guarded: the stream reader allocates the length a message declares before
+        // reading it, so a damaged length can abort the process as out of memory (reading
+        // streams from a map through `StreamDecoder` would bound it by the file).
+        let opened = catch_quietly(|| -> Result<(SchemaRef, Batches)> {
+            Ok(match format {
                 InputFormat::IpcFile => {
                     let r = MappedIpcFile::open(path, &file)?;
                     (r.schema(), Box::new(r.into_batches()))
@@ -84,7 +90,13 @@ impl ArrowInput {
                 }
                 InputFormat::Parquet => open_parquet(&name, file, batch_size, columns)?,
                 InputFormat::Avro => unreachable!("Avro inputs are read by avrow"),
-            };
+            })
+        });
+        let (schema, batches) = opened.map_err(|panic| damaged(&name, &panic))??;
+        let batches: Batches = Box::new(Guarded {
+            name: name.clone(),
+            inner: Some(batches),
+        });
         if columns.is_empty() {
             return Ok(ArrowInput { schema, batches });
         }
@@ -114,6 +126,33 @@ impl ArrowInput {
 
 /// Batches of an Arrow IPC or Parquet file, as [`ArrowInput`] holds them.
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch>>>;
+
+/// The error of a library's panic on the damaged file `name`.
+fn damaged(name: &str, panic: &str) -> anyhow::Error {
+    anyhow::anyhow!("{name}: damaged file (the reader failed on it: {panic})")
+}
+
+/// [`Batches`] whose every step is guarded against a panic of the library reading them
+/// ([`catch_quietly`]); after one, they end with its error.
+struct Guarded {
+    name: String,
+    inner: Option<Batches>,
+}
+
+impl Iterator for Guarded {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let inner = self.inner.as_mut()?;
+        match catch_quietly(|| inner.next()) {
+            Ok(item) => item,
+            Err(panic) => {
+                self.inner = None;
+                Some(Err(damaged(&self.name, &panic)))
+            }
+        }
+    }
+}
 
 /// A Parquet file's schema and batches, the file's key-value metadata (where avrow puts the
 /// Avro schema it read) on the Arrow schema, as the IPC formats carry it.
@@ -278,5 +317,81 @@ impl Iterator for ArrowInput {
 
     fn next(&mut self) -> Option<Self::Item> {
         self.batches.next()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow::array::{ArrayRef, Int64Array, ListArray, StringArray};
+    use arrow::datatypes::Int64Type;
+    use std::sync::Arc;
+
+    fn table() -> RecordBatch {
+        let n = 30;
+        RecordBatch::try_from_iter([
+            (
+                "s",
+                Arc::new(StringArray::from_iter(
+                    (0..n).map(|i| (i % 3 != 2).then(|| ["abc", "de"][i % 2].to_string())),
+                )) as ArrayRef,
+            ),
+            (
+                "i",
+                Arc::new(Int64Array::from_iter_values(0..n as i64)) as _,
+            ),
+            (
+                "l",
+                Arc::new(ListArray::from_iter_primitive::<Int64Type, _, _>(
+                    (0..n as i64).map(|i| (i % 3 != 1).then(|| vec![Some(i), Some(2)])),
+                )) as _,
+            ),
+        ])
+        .unwrap()
+    }
+
+    /// Every byte of `file` in `range` with one bit flipped (two bits in turn), opened as
+    /// `format` and read to the end: errors are fine, a panic of the library must not escape.
+    fn every_flip_is_an_error_or_batches(
+        file: &[u8],
+        range: std::ops::Range<usize>,
+        format: InputFormat,
+    ) -> usize {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("damaged");
+        let mut errors = 0;
+        for at in range {
+            for bit in [at % 8, (at + 3) % 8] {
+                let mut damaged = file.to_vec();
+                damaged[at] ^= 1 << bit;
+                std::fs::write(&path, &damaged).unwrap();
+                let read = ArrowInput::open(&path, format, 1024, &[])
+                    .and_then(|input| input.batches.collect::<Result<Vec<_>>>());
+                errors += usize::from(read.is_err());
+            }
+        }
+        errors
+    }
+
+    #[test]
+    fn damaged_ipc_streams_and_parquet_files_are_errors_not_panics() {
+        let batch = table();
+        let mut stream = Vec::new();
+        let mut w = arrow_ipc::writer::StreamWriter::try_new(&mut stream, &batch.schema()).unwrap();
+        w.write(&batch).unwrap();
+        w.finish().unwrap();
+        drop(w);
+        // The stream's schema message, after its length (a flipped length or body length makes
+        // arrow-ipc's stream reader allocate what it says before reading: see sources.rs).
+        let meta = u32::from_le_bytes(stream[4..8].try_into().unwrap()) as usize;
+        let schema = 8..8 + meta;
+        assert!(every_flip_is_an_error_or_batches(&stream, schema, InputFormat::IpcStream) > 0);
+        let mut parquet = Vec::new();
+        let mut w =
+            parquet::arrow::ArrowWriter::try_new(&mut parquet, batch.schema(), None).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        let whole = 0..parquet.len();
+        assert!(every_flip_is_an_error_or_batches(&parquet, whole, InputFormat::Parquet) > 0);
     }
 }
