@@ -249,9 +249,9 @@ pub enum FormatArg {
 /// `--compression` values.
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CompressionArg {
-    /// Zstandard.
+    /// Zstandard (Parquet, Arrow IPC and Avro).
     Zstd,
-    /// Snappy (Parquet only).
+    /// Snappy (Parquet and Avro).
     Snappy,
     /// Gzip (Parquet only).
     Gzip,

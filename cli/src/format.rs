@@ -170,7 +170,7 @@ impl Compression {
                 match format {
                     Format::IpcFile | Format::IpcStream => " (use zstd, lz4 or none)",
                     Format::Avro => " (use deflate, snappy, zstd, bzip2, xz or none)",
-                    _ => " (only Parquet and Arrow IPC output are compressed)",
+                    _ => " (only Parquet, Arrow IPC and Avro output are compressed)",
                 }
             ))),
         }
