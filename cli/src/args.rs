@@ -102,9 +102,11 @@ output each with --output-dir. `-` reads standard input; `-o -` writes standard 
 
 The output is written to a hidden temporary file beside it (.NAME.avrow-XXXXXX.tmp) and renamed
 into place on success: a failed conversion leaves no partial file and never touches an existing
-output. An existing output is only replaced with --force (a symbolic link's file is
-replaced, the link kept, and a replaced file's permissions kept; a named pipe or a device
-such as /dev/null is written into directly). A conversion killed by a signal
+output. An existing output is only replaced with --force: a symbolic link's file is
+replaced and the link kept (not a link another user owns in a shared directory such as /tmp),
+and the replaced file's permissions are kept. A named pipe, a device such as /dev/null, or
+/dev/stdout is written into directly, without --force, and keeps what a failed conversion
+had written. A conversion killed by a signal
 (Ctrl-C) may leave the hidden temporary file behind, but never a partial output. The data
 is left to the operating system to write to disk, as cp, DuckDB and pyarrow do; --fsync waits
 until it is on disk before the rename (durable across a power loss, slower).

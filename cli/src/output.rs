@@ -137,6 +137,7 @@ pub fn create_file(target: &Path, force: bool) -> Result<(Out, PendingFile)> {
         OutputTarget::InPlace(path) => {
             let file = std::fs::OpenOptions::new()
                 .write(true)
+                .truncate(true)
                 .open(&path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
             let handle = file
@@ -212,15 +213,16 @@ impl PendingFile {
         let Some((temp, permissions)) = temp else {
             return Ok(());
         };
-        if fsync {
-            handle
-                .sync_all()
-                .with_context(|| format!("cannot write {}", target.display()))?;
-        }
         if let Some(permissions) = permissions {
             handle
                 .set_permissions(permissions)
                 .with_context(|| format!("cannot set the permissions of {}", temp.display()))?;
+        }
+        // (After the mode: the sync makes both durable.)
+        if fsync {
+            handle
+                .sync_all()
+                .with_context(|| format!("cannot write {}", target.display()))?;
         }
         drop(handle);
         let result = if force {

@@ -161,11 +161,29 @@ fn place(temp: &std::path::Path, target: &std::path::Path) -> std::io::Result<()
             if let Some(permissions) = permissions {
                 std::fs::set_permissions(temp, permissions)?;
             }
-            std::fs::rename(temp, path)
+            match std::fs::rename(temp, &path) {
+                // A link's file on another file system: copied beside it first, then renamed.
+                Err(e) if e.kind() == std::io::ErrorKind::CrossesDevices => {
+                    let name = path.file_name().unwrap_or_default().to_string_lossy();
+                    let beside =
+                        path.with_file_name(format!(".{name}.avrow-placed-{}", std::process::id()));
+                    let copied =
+                        std::fs::copy(temp, &beside).and_then(|_| std::fs::rename(&beside, &path));
+                    if copied.is_err() {
+                        let _ = std::fs::remove_file(&beside);
+                    }
+                    copied?;
+                    std::fs::remove_file(temp)
+                }
+                other => other,
+            }
         }
         OutputTarget::InPlace(path) => {
             let mut from = std::fs::File::open(temp)?;
-            let mut to = std::fs::OpenOptions::new().write(true).open(path)?;
+            let mut to = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(path)?;
             std::io::copy(&mut from, &mut to)?;
             std::fs::remove_file(temp)
         }

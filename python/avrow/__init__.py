@@ -382,10 +382,11 @@ def write_avro(
     own). ``metadata``: extra header entries.
 
     A path is written under a temporary name beside it and renamed when complete (for a
-    symbolic link, beside the file it names, which is replaced: the link stays; a replaced
-    file's permissions are kept; a named pipe or character device such as ``/dev/null`` is
-    written into directly); a file object receives the file only once it is complete. On an
-    error nothing is left behind.
+    symbolic link, beside the file it names, which is replaced: the link stays, unless
+    another user owns it in a shared directory such as ``/tmp``; a replaced file's
+    permissions are kept); a file object receives the file only once it is complete. On an
+    error nothing is left behind, but in a named pipe or a device such as ``/dev/null`` or
+    ``/dev/stdout``, which are written into directly.
     ``fsync``: a path's data is synced to disk before the rename, so that a power loss leaves
     the old file or the whole new one (by default, as with ``open``, the operating system
     writes it back in its own time; a file object is the caller's to sync).
@@ -483,19 +484,19 @@ def _write(data, dest, fsync, codec, level, block_size, threads, avro_schema, me
 
 def _copy_out(src, dest) -> None:
     """Copy `src` to the file object `dest` whole: a raw stream's `write` may take fewer bytes
-    than offered and says how many (`None` taken as all, as most file-likes return nothing)."""
+    than offered and says how many (`None` taken as all, as most file-likes return nothing;
+    a non-blocking raw stream, whose `None` means none, is not supported)."""
     while True:
         chunk = src.read(1 << 20)
         if not chunk:
             return
-        view = memoryview(chunk)
-        while view:
-            n = dest.write(view)
-            if n is None or n >= len(view):
+        while chunk:
+            n = dest.write(chunk)
+            if n is None or n >= len(chunk):
                 break
             if n <= 0:
-                raise AvrowIOError(f"{dest!r} took none of {len(view)} bytes")
-            view = view[n:]
+                raise AvrowIOError(f"{dest!r} took none of {len(chunk)} bytes")
+            chunk = chunk[n:]
 
 
 def _check_count(name: str, value: Any) -> None:

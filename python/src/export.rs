@@ -256,11 +256,12 @@ pub(crate) fn write_file(
             let (rows, mut out) = write_stream(stream, builder, file)?;
             out.flush().map_err(|e| io(e, &tmp))?;
             let file = out.into_inner().map_err(|e| io(e.into_error(), &tmp))?;
-            if fsync {
-                file.sync_all().map_err(|e| io(e, &tmp))?;
-            }
             if let Some(permissions) = permissions {
                 file.set_permissions(permissions).map_err(|e| io(e, &tmp))?;
+            }
+            // (After the mode: the sync makes both durable.)
+            if fsync {
+                file.sync_all().map_err(|e| io(e, &tmp))?;
             }
             std::fs::rename(&tmp, path).map_err(|e| io(e, path))?;
             guard.0 = None;
@@ -288,6 +289,7 @@ fn write_in_place(
     let result = py.detach(|| -> Result<u64, Stop> {
         let file = std::fs::OpenOptions::new()
             .write(true)
+            .truncate(true)
             .open(path)
             .map_err(io)?;
         let (rows, mut out) = write_stream(stream, builder, file)?;

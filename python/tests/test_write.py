@@ -402,7 +402,8 @@ def test_links_permissions_pipes_and_devices_are_written_as_open_would(tmp_path)
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got = []
-    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    # (A daemon: a write that failed before opening the pipe must not hang the run.)
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
     reader.start()
     assert avrow.write_avro(table, fifo) == 3
     reader.join(timeout=30)

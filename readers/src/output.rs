@@ -1,8 +1,9 @@
 //! Where a finished output file goes. Outputs are written under a temporary name beside
 //! their destination and renamed over it once complete, so that a failed write never leaves
 //! a half-written file: [`output_target`] says what that rename may replace, and when a
-//! rename would be wrong and the destination must be written in place instead. The CLI and
-//! the Python package follow it; so can any program that writes with [`crate::Writer`].
+//! rename would be wrong and the destination must be written in place instead. The CLI, the
+//! Python package and SQL's `COPY` to local files follow it; so can any program that writes
+//! with [`crate::Writer`].
 
 use std::fs::{self, Permissions};
 use std::io;
@@ -21,21 +22,36 @@ pub enum OutputTarget {
         /// The permissions of the file replaced, if there is one.
         permissions: Option<Permissions>,
     },
-    /// A named pipe or a character device (`/dev/null`, `/dev/stdout`): written in place, as
-    /// opening it for writing would; a rename would put a regular file where it is (and,
-    /// for a process that may write `/dev`, destroy the device).
+    /// A named pipe or a character device (`/dev/null`, a terminal, `/dev/stdout` to a pipe),
+    /// or a file reached through the kernel's own links (`/dev/stdout` or `/dev/fd/N`
+    /// redirected to a file): written in place, opened for writing (and truncated) as `open`
+    /// would; a rename would put a regular file where the pipe or device is (and, for a
+    /// process that may write `/dev`, destroy it). What a failed write had written stays.
     InPlace(PathBuf),
 }
 
 /// At most this many symbolic links are followed to find a destination (Linux's limit).
 const MAX_LINKS: usize = 40;
 
-/// How to write an output to `path`: see [`OutputTarget`].
+/// How to write an output to `path`: see [`OutputTarget`]. Symbolic links are followed as
+/// Linux's `fs.protected_symlinks` lets `open` follow them: a link in a sticky,
+/// world-writable directory (`/tmp`) is followed only if it is the writing user's or the
+/// directory owner's (a link planted there must not redirect a privileged writer's output).
 ///
 /// # Errors
 /// `path` is a directory, a block device or a socket (`InvalidInput`), a chain of more than
-/// 40 symbolic links, or its metadata cannot be read.
+/// 40 symbolic links, a link that rule refuses (`PermissionDenied`), or its metadata cannot
+/// be read.
 pub fn output_target(path: &Path) -> io::Result<OutputTarget> {
+    let original = path;
+    // What `open` would reach, the kernel following the links (its own `/proc/self/fd`
+    // links included, which name pipes and sockets by no path).
+    let reached = fs::metadata(original).ok();
+    if let Some(meta) = &reached {
+        if special_in_place(&meta.file_type()) {
+            return Ok(OutputTarget::InPlace(original.to_path_buf()));
+        }
+    }
     let mut path = path.to_path_buf();
     for _ in 0..=MAX_LINKS {
         let meta = match fs::symlink_metadata(&path) {
@@ -50,6 +66,13 @@ pub fn output_target(path: &Path) -> io::Result<OutputTarget> {
         };
         let kind = meta.file_type();
         if kind.is_symlink() {
+            if path.starts_with("/proc") {
+                // The kernel's links to a process's open files (`/dev/stdout` →
+                // `/proc/self/fd/1`): what they reach is written through them, in place
+                // (replacing the file one names would leave the descriptor on the old one).
+                return Ok(OutputTarget::InPlace(original.to_path_buf()));
+            }
+            may_follow(&path, &meta)?;
             // The link's target, relative to the link's own directory (a dangling link names
             // the file to create).
             let to = fs::read_link(&path)?;
@@ -60,6 +83,13 @@ pub fn output_target(path: &Path) -> io::Result<OutputTarget> {
             continue;
         }
         if kind.is_file() {
+            if let Some(reached) = &reached {
+                if !same_file(reached, &meta) {
+                    // The kernel reached another file than the links' text names (a link
+                    // changed meanwhile, or links of its own): written where it leads.
+                    return Ok(OutputTarget::InPlace(original.to_path_buf()));
+                }
+            }
             return Ok(OutputTarget::Replace {
                 path,
                 permissions: Some(meta.permissions()),
@@ -89,6 +119,51 @@ pub fn output_target(path: &Path) -> io::Result<OutputTarget> {
             path.display()
         ),
     ))
+}
+
+/// Fails where Linux's `fs.protected_symlinks` would not let `open` follow the link at
+/// `link` (`meta` its own metadata): in a sticky, world-writable directory, a link owned by
+/// neither the effective user nor the directory's owner.
+#[cfg(unix)]
+fn may_follow(link: &Path, meta: &fs::Metadata) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = match link.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let dir_meta = fs::metadata(dir)?;
+    let sticky_and_open = dir_meta.mode() & 0o1002 == 0o1002;
+    // SAFETY: `geteuid` has no preconditions and cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    if sticky_and_open && meta.uid() != euid && meta.uid() != dir_meta.uid() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is a symbolic link another user owns in a shared directory: not followed",
+                link.display()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Links are followed everywhere outside Unix.
+#[cfg(not(unix))]
+fn may_follow(_: &Path, _: &fs::Metadata) -> io::Result<()> {
+    Ok(())
+}
+
+/// Whether two metadata describe the same file.
+#[cfg(unix)]
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+/// Whether two metadata describe the same file (assumed outside Unix).
+#[cfg(not(unix))]
+fn same_file(_: &fs::Metadata, _: &fs::Metadata) -> bool {
+    true
 }
 
 /// Whether a file of this kind is written in place: named pipes and character devices.
@@ -165,5 +240,33 @@ mod tests {
             output_target(Path::new("/dev/null")).unwrap(),
             OutputTarget::InPlace(PathBuf::from("/dev/null"))
         );
+        // Standard output, whatever it is here (a pipe, a file, a terminal): through it.
+        assert_eq!(
+            output_target(Path::new("/dev/stdout")).unwrap(),
+            OutputTarget::InPlace(PathBuf::from("/dev/stdout"))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn another_users_link_in_a_shared_directory_is_not_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        // SAFETY: no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return; // (Giving a link to another user takes root.)
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        fs::create_dir(&shared).unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o1777)).unwrap();
+        let link = shared.join("out.avro");
+        std::os::unix::fs::symlink(dir.path().join("precious"), &link).unwrap();
+        assert!(output_target(&link).is_ok(), "the writer's own link");
+        std::os::unix::fs::lchown(&link, Some(12345), None).unwrap();
+        let err = output_target(&link).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied, "{err}");
+        // Outside a sticky directory the kernel follows it, and so does this.
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(output_target(&link).is_ok());
     }
 }

@@ -13,7 +13,7 @@ use crate::writers::json;
 use crate::writers::BatchWriter;
 use anyhow::{anyhow, Context, Result};
 use arrow::json::writer::LineDelimited;
-use arrow::util::pretty::pretty_format_batches;
+use arrow::util::pretty::pretty_format_batches_with_schema;
 use avrow_datafusion::{AvrowReadOptions, SessionContextAvrowExt, StagedLocalFiles};
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::file_format::options::ArrowReadOptions;
@@ -371,7 +371,11 @@ async fn print(df: DataFrame, format: SqlFormat) -> Result<()> {
             let batches = df.collect().await.map_err(query_error)?;
             let mut out = stdout();
             if plan {
-                writeln!(out, "{}", pretty_format_batches(&batches)?)?;
+                writeln!(
+                    out,
+                    "{}",
+                    pretty_format_batches_with_schema(schema, &batches)?
+                )?;
             } else {
                 writeln!(out, "{}", super::head::table_text(schema, &batches)?)?;
             }
