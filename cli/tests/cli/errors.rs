@@ -327,7 +327,7 @@ fn options_that_do_not_fit_the_format() {
         ],
         2,
     );
-    assert!(err.contains("only Parquet and Arrow IPC"), "{err}");
+    assert!(err.contains("only Parquet, Arrow IPC and Avro"), "{err}");
     for (format, codec, level, message) in [
         (
             "x.parquet",
