@@ -326,6 +326,12 @@ pub struct InfoArgs {
     /// Machine-readable JSON output.
     #[arg(long)]
     pub json: bool,
+
+    /// Refuse blocks larger than this after decompression (a guard against decompression
+    /// bombs; counting a block's uncompressed size never holds more than 16 MiB of it): bytes,
+    /// or with a K, M or G suffix (powers of 1024). Default 1G.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub max_block_size: Option<usize>,
 }
 
 /// `avrow count`.

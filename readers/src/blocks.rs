@@ -84,6 +84,20 @@ impl Block {
         }
         Ok(())
     }
+
+    /// The size of the block's data once decompressed, without holding it whole where it
+    /// expands past 16 MiB and 16 times its stored size (a possible decompression bomb): such
+    /// a block is decompressed as a stream and its bytes counted, `scratch` holding one
+    /// 256 KiB piece at a time. Smaller blocks are decompressed into `scratch` whole (reuse
+    /// it from block to block).
+    ///
+    /// # Errors
+    /// The data does not decompress, or exceeds the reader's block size limit
+    /// ([`BlockReader::with_max_block_size`]).
+    pub fn decompressed_size(&self, scratch: &mut Vec<u8>) -> Result<u64> {
+        self.raw
+            .decompressed_len(&mut Decompressor::default(), scratch)
+    }
 }
 
 /// Iterates over the blocks of one container file without decoding their records.
@@ -140,6 +154,15 @@ impl BlockReader {
             source: BlockSource::new(vec![file]),
             failed: false,
         }
+    }
+
+    /// Refuse blocks larger than `limit` bytes after decompression (default 1 GiB), as
+    /// [`crate::ReaderBuilder::with_max_block_size`] does: [`Block::decompress_into`] and
+    /// [`Block::decompressed_size`] of a larger block fail, and a stream never holds a stored
+    /// block that could not fit.
+    pub fn with_max_block_size(mut self, limit: usize) -> Self {
+        self.source.set_max_block_size(limit);
+        self
     }
 
     /// The file header.

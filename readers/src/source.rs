@@ -7,7 +7,9 @@
 //! block (in a stream, first through the bytes it already read) to the next marker and goes on
 //! with the block after it.
 
-use crate::codec::{expansion_cap, Codec, DecompressError, Decompressor, Pieces, CHECK_WINDOW};
+use crate::codec::{
+    expansion_cap, Codec, DecompressError, Decompressor, Pieces, CHECK_WINDOW, PIECE,
+};
 use crate::container::{frame_block, read_block, read_header, Counting, FrameError, Header};
 use crate::error::{BlockErrorKind, Error, HeaderErrorKind, Result};
 use avrow_engine::{RecordDecoder, StreamCheckError};
@@ -304,6 +306,40 @@ impl RawBlock {
             return Ok(scratch);
         }
         self.decompressed(decompressor, scratch)
+    }
+
+    /// The size of this block's data once decompressed, counted without holding a block that
+    /// expands past [`expansion_cap`] whole: such a block is counted as it streams, a piece
+    /// at a time, in `scratch` (left holding at most one piece). Held to the block size limit
+    /// as [`RawBlock::decompressed`] is.
+    pub(crate) fn decompressed_len(
+        &self,
+        decompressor: &mut Decompressor,
+        scratch: &mut Vec<u8>,
+    ) -> Result<u64> {
+        let codec = self.ctx.codec;
+        let limit = self.ctx.max_block_size;
+        let decompression = |error| {
+            self.ctx
+                .block_error(self, BlockErrorKind::Decompression { codec, error })
+        };
+        if let Some(cap) = expansion_cap(codec, self.data.len()).filter(|&cap| cap < limit) {
+            match decompressor.decompress(codec, &self.data, scratch, cap) {
+                Ok(()) => return Ok(scratch.len() as u64),
+                Err(DecompressError::OverLimit { .. }) => {}
+                Err(error) => return Err(decompression(error)),
+            }
+            scratch.clear();
+            scratch.shrink_to(PIECE);
+            let mut pieces = Pieces::new(codec, &self.data, limit).map_err(decompression)?;
+            loop {
+                scratch.clear();
+                if pieces.next_into(scratch).map_err(decompression)? == 0 {
+                    return Ok(pieces.total() as u64);
+                }
+            }
+        }
+        Ok(self.decompressed(decompressor, scratch)?.len() as u64)
     }
 
     /// The data of this block once [`RawBlock::decompressed_for`] has given it: the block's
@@ -770,6 +806,13 @@ impl BlockSource {
         BlockSource {
             files: files.into(),
             skipped: Vec::new(),
+        }
+    }
+
+    /// Hold the blocks read from now on to `limit` bytes decompressed.
+    pub(crate) fn set_max_block_size(&mut self, limit: usize) {
+        for file in &mut self.files {
+            Arc::make_mut(&mut file.ctx).max_block_size = limit;
         }
     }
 

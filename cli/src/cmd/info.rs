@@ -3,7 +3,8 @@
 //! (non-UTF-8 values in hex), schema name and fingerprints.
 //!
 //! The uncompressed size needs each block decompressed (not decoded); blocks are decompressed
-//! in parallel, a bounded batch of blocks at a time.
+//! in parallel, a bounded batch of blocks at a time, and a block that expands far past its
+//! stored size (a possible decompression bomb) is counted as it streams, never held whole.
 
 use super::schema::fingerprint_name;
 use super::{hex, json_text, print};
@@ -11,14 +12,14 @@ use crate::args::InfoArgs;
 use crate::inputs::{self, ByteCounter, Input};
 use anyhow::Result;
 use avrow::avrow_engine::schema::{Fingerprint, Node};
-use avrow::{Block, Codec, Header};
+use avrow::{Block, Header};
 use indicatif::HumanBytes;
 use rayon::prelude::*;
 use serde_json::{json, Map, Value};
 
 /// Blocks decompressed together: at most this many, or this many compressed bytes.
 const BATCH_BLOCKS: usize = 256;
-const BATCH_BYTES: usize = 256 << 20;
+const BATCH_BYTES: usize = 64 << 20;
 
 /// What `info` reports.
 #[derive(Debug)]
@@ -36,19 +37,16 @@ struct Info {
 fn uncompressed_sizes(blocks: &[Block]) -> Result<u64, avrow::Error> {
     blocks
         .par_iter()
-        .map_init(Vec::new, |buf, block| {
-            if block.codec() == Codec::Null {
-                Ok(block.data().len() as u64)
-            } else {
-                block.decompress_into(buf).map(|()| buf.len() as u64)
-            }
-        })
+        .map_init(Vec::new, |buf, block| block.decompressed_size(buf))
         .try_reduce(|| 0, |a, b| Ok(a + b))
 }
 
-fn gather(input: &Input) -> Result<Info> {
+fn gather(input: &Input, max_block_size: Option<usize>) -> Result<Info> {
     let counter = ByteCounter::default();
-    let reader = input.blocks(&counter)?;
+    let mut reader = input.blocks(&counter)?;
+    if let Some(limit) = max_block_size {
+        reader = reader.with_max_block_size(limit);
+    }
     let header = reader.header().clone();
     let mut info = Info {
         file: input.to_string(),
@@ -212,7 +210,7 @@ fn json(info: &Info) -> Value {
 /// The file cannot be read, its header is invalid, a block is malformed or does not
 /// decompress, or writing fails.
 pub fn run(args: &InfoArgs) -> Result<()> {
-    let info = gather(&inputs::single(&args.file))?;
+    let info = gather(&inputs::single(&args.file), args.max_block_size)?;
     let out = if args.json {
         json_text(&json(&info), true)
     } else {

@@ -303,14 +303,9 @@ fn hostile_files(dir: &Path) -> Vec<(String, PathBuf, Vec<&'static str>)> {
     files
 }
 
-#[test]
-fn hostile_inputs_fail_within_64_mb_of_resident_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    let files = hostile_files(dir.path());
-    let bin = env!("CARGO_BIN_EXE_avrow");
-    let out = dir.path().join("out.arrow");
-    // The binary's own footprint (mapped code touched at start-up; the debug build linking
-    // DataFusion is a large binary) is measured and not counted against the input.
+/// Peak resident memory of the binary alone (mapped code touched at start-up; the debug build
+/// linking DataFusion is a large binary), in MB: not counted against the input.
+fn baseline_mb(bin: &str) -> u64 {
     let baseline = format!(
         r#"
 import json, resource, subprocess
@@ -318,8 +313,36 @@ subprocess.run([{bin:?}, "--version"], capture_output=True, check=True)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 "#
     );
-    let baseline_mb = python(&baseline).trim().parse::<u64>().unwrap() / 1024;
-    // One Python process per run, so that its children's peak RSS is this run's.
+    python(&baseline).trim().parse::<u64>().unwrap() / 1024
+}
+
+/// Runs `args` (the program first) with `stdin` (a file, or nothing) in a Python process of
+/// its own, so that its children's peak RSS is this run's: the exit code, standard output and
+/// error, and the peak RSS in MB.
+fn measured_run(args: &[String], stdin: Option<&Path>) -> serde_json::Value {
+    let program = format!(
+        r#"
+import json, resource, subprocess, sys
+path = json.loads({stdin:?})
+stdin = open(path, 'rb') if path else subprocess.DEVNULL
+r = subprocess.run(json.loads({args:?}), stdin=stdin, capture_output=True)
+print(json.dumps({{"code": r.returncode, "stdout": r.stdout.decode(errors='replace'),
+                  "stderr": r.stderr.decode(errors='replace'),
+                  "rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024}}))
+"#,
+        stdin = serde_json::to_string(&stdin.map(|p| p.display().to_string())).unwrap(),
+        args = serde_json::to_string(args).unwrap(),
+    );
+    serde_json::from_str(&python(&program)).unwrap()
+}
+
+#[test]
+fn hostile_inputs_fail_within_64_mb_of_resident_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = hostile_files(dir.path());
+    let bin = env!("CARGO_BIN_EXE_avrow");
+    let out = dir.path().join("out.arrow");
+    let baseline_mb = baseline_mb(bin);
     for (name, path, extra) in &files {
         for stdin in [false, true] {
             let input = if stdin {
@@ -331,28 +354,67 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
             args.push(out.display().to_string());
             args.extend(["--force", "--quiet"].map(String::from));
             args.extend(extra.iter().map(|s| s.to_string()));
-            let program = format!(
-                r#"
-import json, resource, subprocess, sys
-stdin = open({path:?}, 'rb') if {stdin} else subprocess.DEVNULL
-r = subprocess.run(json.loads({args:?}), stdin=stdin, capture_output=True)
-print(json.dumps({{"code": r.returncode, "stderr": r.stderr.decode(errors='replace'),
-                  "maxrss_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}}))
-"#,
-                path = path.display().to_string(),
-                stdin = if stdin { "True" } else { "False" },
-                args = serde_json::to_string(&args).unwrap(),
-            );
-            let report: serde_json::Value = serde_json::from_str(&python(&program)).unwrap();
+            let report = measured_run(&args, stdin.then_some(path.as_path()));
             let what = format!("{name} (stdin: {stdin})");
             assert_eq!(report["code"], 1, "{what}: {report}");
-            let rss_mb = report["maxrss_kb"].as_u64().unwrap() / 1024;
+            let rss_mb = report["rss_mb"].as_u64().unwrap();
             assert!(
                 rss_mb <= 64 || rss_mb <= baseline_mb + 52,
                 "{what}: peak RSS {rss_mb} MB (the binary alone: {baseline_mb} MB)"
             );
             let stderr = report["stderr"].as_str().unwrap();
             assert!(stderr.contains("block 0"), "{what}: {stderr}");
+        }
+    }
+}
+
+/// `info` reports a bomb's uncompressed size by counting it as it streams: within the same
+/// memory bound as reading it, under the default limit and `--max-block-size`.
+#[test]
+fn info_counts_decompression_bombs_within_64_mb_of_resident_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = hostile_files(dir.path());
+    let bin = env!("CARGO_BIN_EXE_avrow");
+    let baseline_mb = baseline_mb(bin);
+    let bombs: Vec<_> = files
+        .iter()
+        .filter(|(name, ..)| name.contains("-bomb"))
+        .collect();
+    assert!(bombs.len() >= 6);
+    for (name, path, extra) in bombs {
+        for stdin in [false, true] {
+            let input = if stdin {
+                "-".to_string()
+            } else {
+                path.display().to_string()
+            };
+            let mut args = vec![bin.to_string(), "info".into(), input, "--json".into()];
+            args.extend(extra.iter().map(|s| s.to_string()));
+            let report = measured_run(&args, stdin.then_some(path.as_path()));
+            let what = format!("{name} (stdin: {stdin})");
+            let rss_mb = report["rss_mb"].as_u64().unwrap();
+            assert!(
+                rss_mb <= 64 || rss_mb <= baseline_mb + 52,
+                "{what}: peak RSS {rss_mb} MB (the binary alone: {baseline_mb} MB)"
+            );
+            if extra.is_empty() {
+                // Every bomb here holds at least 256 MiB, all under the 1 GiB default limit.
+                assert_eq!(report["code"], 0, "{what}: {report}");
+                let info: serde_json::Value =
+                    serde_json::from_str(report["stdout"].as_str().unwrap()).unwrap();
+                let size = info["uncompressed_size"].as_u64().unwrap();
+                assert!(
+                    (256 << 20..=(768 << 20) + 16).contains(&size),
+                    "{what}: {size}"
+                );
+            } else {
+                assert_eq!(report["code"], 1, "{what}: {report}");
+                let stderr = report["stderr"].as_str().unwrap();
+                assert!(
+                    stderr.contains("block 0") && stderr.contains("16777216"),
+                    "{what}: {stderr}"
+                );
+            }
         }
     }
 }

@@ -7,7 +7,10 @@ use super::{
 use crate::libdeflate::{Inflated, Libdeflate};
 use std::io::Read;
 
-/// A block's data decompressed as a stream, in pieces of at most 256 KiB, for checking a block
+/// The most bytes one of [`Pieces`] holds.
+pub(crate) const PIECE: usize = 256 << 10;
+
+/// A block's data decompressed as a stream, in pieces of at most [`PIECE`] bytes, for checking a block
 /// that expands past [`expansion_cap`]. Never more than `limit` bytes in all.
 pub(crate) struct Pieces<'a> {
     reader: Box<dyn Read + 'a>,
@@ -43,7 +46,7 @@ impl<'a> Pieces<'a> {
     /// Append the next piece to `out`; its length, 0 at the end.
     pub(crate) fn next_into(&mut self, out: &mut Vec<u8>) -> Result<usize, DecompressError> {
         // One byte more than the limit allows, to find out whether there is more.
-        let room = (self.limit - self.total.min(self.limit) + 1).min(256 << 10);
+        let room = (self.limit - self.total.min(self.limit) + 1).min(PIECE);
         let n = (&mut self.reader)
             .take(room as u64)
             .read_to_end(out)

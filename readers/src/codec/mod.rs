@@ -18,7 +18,7 @@ mod decompress;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use decompress::{Decompressor, Pieces};
+pub(crate) use decompress::{Decompressor, Pieces, PIECE};
 
 use std::fmt;
 
