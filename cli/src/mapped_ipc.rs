@@ -10,6 +10,12 @@
 //! process), so the lengths a compressed batch or dictionary declares are checked first:
 //! together at most [`MAX_RATIO`] times the message's body, or [`FLOOR`] whatever the body,
 //! and never more than [`CEILING`].
+//!
+//! Arrow IPC streams are read from a map too ([`MappedIpcStream`]): a stream's messages are
+//! framed as a file's blocks are, so after the schema each goes to the same `FileDecoder`,
+//! its framing and body length checked against the file and its compressed lengths as above
+//! first (`StreamReader` allocates the body length a message declares before reading it, so
+//! one damaged length aborted the process).
 
 use anyhow::{anyhow, Context, Result};
 use arrow::array::RecordBatch;
@@ -144,6 +150,157 @@ impl MappedIpcFile {
     }
 }
 
+/// An Arrow IPC stream file, mapped, with its schema: its batches decoded in place.
+pub struct MappedIpcStream {
+    name: String,
+    data: Buffer,
+    /// Where the next message starts.
+    at: usize,
+    decoder: FileDecoder,
+    schema: SchemaRef,
+}
+
+/// One message of a stream: where it lies (its prefix and flatbuffer, then its body, framed
+/// as an IPC file's blocks are), what it is, and its bytes.
+struct Framed {
+    block: Block,
+    kind: arrow_ipc::MessageHeader,
+    bytes: Buffer,
+}
+
+/// The message at `at` in `data`: `Ok(None)` at the end of the stream (the end-of-stream
+/// marker, or the end of the data between messages); an error when its framing or body
+/// lies outside the data, or its compressed buffers declare too much.
+fn frame(data: &Buffer, at: usize) -> std::result::Result<Option<Framed>, String> {
+    let rest = &data[at..];
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    let word = |i: usize| -> std::result::Result<u32, String> {
+        rest.get(i..i + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .ok_or_else(|| format!("the message at byte {at} is cut short"))
+    };
+    // A continuation marker and the flatbuffer's length (before format 0.15: the length).
+    let (len, start) = match word(0)? {
+        u32::MAX => (word(4)?, 8),
+        len => (len, 4),
+    };
+    if len == 0 {
+        return Ok(None);
+    }
+    let meta_len = i32::try_from(len)
+        .ok()
+        .and_then(|len| len.checked_add(start as i32))
+        .filter(|&end| end as usize <= rest.len())
+        .ok_or_else(|| {
+            format!(
+                "the message at byte {at} declares {len} bytes of metadata, more than the {} left",
+                rest.len().saturating_sub(start)
+            )
+        })?;
+    let message = arrow_ipc::root_as_message(&rest[start..meta_len as usize])
+        .map_err(|e| format!("the message at byte {at} is not readable: {e}"))?;
+    let body = message.bodyLength();
+    let end = usize::try_from(body)
+        .ok()
+        .and_then(|b| b.checked_add(meta_len as usize))
+        .filter(|&end| end <= rest.len())
+        .ok_or_else(|| {
+            format!(
+                "the message at byte {at} declares a body of {body} bytes, more than the {} left",
+                rest.len() - meta_len as usize
+            )
+        })?;
+    let block = Block::new(at as i64, meta_len, body);
+    let bytes = data.slice_with_length(at, end);
+    check_declared(&block, &bytes).map_err(|e| format!("the message at byte {at}: {e}"))?;
+    Ok(Some(Framed {
+        block,
+        kind: message.header_type(),
+        bytes,
+    }))
+}
+
+impl MappedIpcStream {
+    /// Maps `file` (opened from `path`) and reads the stream's schema.
+    pub fn open(path: &Path, file: &std::fs::File) -> Result<Self> {
+        let name = path.display().to_string();
+        // SAFETY: as for `MappedIpcFile::open`: the map is read-only and the file is not
+        // expected to change while mapped; batches are validated when decoded.
+        let map =
+            unsafe { memmap2::Mmap::map(file) }.with_context(|| format!("cannot map {name}"))?;
+        let data = Buffer::from(bytes::Bytes::from_owner(map));
+        let bad = |what: String| anyhow!("{name}: not a readable Arrow IPC stream: {what}");
+        let first = frame(&data, 0)
+            .map_err(&bad)?
+            .ok_or_else(|| bad("it holds no messages".into()))?;
+        // (`frame` read this flatbuffer already.)
+        let meta = &first.bytes[..first.block.metaDataLength() as usize];
+        let start = if meta[..4] == [0xff; 4] { 8 } else { 4 };
+        let message = arrow_ipc::root_as_message(&meta[start..]).map_err(|e| bad(e.to_string()))?;
+        let fb_schema = message
+            .header_as_schema()
+            .ok_or_else(|| bad("it does not start with a schema".into()))?;
+        if !fb_schema.endianness().equals_to_target_endianness() {
+            return Err(bad("the stream's endianness is not this machine's".into()));
+        }
+        let schema = Arc::new(
+            guarded(|| Ok(arrow_ipc::convert::fb_to_schema(fb_schema)))
+                .map_err(|e| bad(format!("schema: {e}")))?,
+        );
+        Ok(MappedIpcStream {
+            decoder: FileDecoder::new(schema.clone(), message.version()),
+            at: first.bytes.len(),
+            data,
+            schema,
+            name,
+        })
+    }
+
+    /// The stream's schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Decodes the next message: `Ok(Some(None))` for one that is not a batch (a dictionary),
+    /// `Ok(None)` at the end of the stream.
+    fn next_message(&mut self) -> std::result::Result<Option<Option<RecordBatch>>, String> {
+        let Some(Framed { block, kind, bytes }) = frame(&self.data, self.at)? else {
+            return Ok(None);
+        };
+        self.at += bytes.len();
+        let decoder = &mut self.decoder;
+        let batch = guarded(|| match kind {
+            arrow_ipc::MessageHeader::DictionaryBatch => {
+                decoder.read_dictionary(&block, &bytes).map(|()| None)
+            }
+            _ => decoder.read_record_batch(&block, &bytes),
+        })
+        .map_err(|e| format!("message at byte {}: {e}", block.offset()))?;
+        Ok(Some(batch))
+    }
+
+    /// The record batches, in stream order, decoded as they are asked for.
+    pub fn into_batches(mut self) -> impl Iterator<Item = Result<RecordBatch>> {
+        let mut done = false;
+        std::iter::from_fn(move || {
+            while !done {
+                match self.next_message() {
+                    Ok(Some(Some(batch))) => return Some(Ok(batch)),
+                    Ok(Some(None)) => {}
+                    Ok(None) => done = true,
+                    Err(e) => {
+                        done = true;
+                        return Some(Err(anyhow!("{}: {e}", self.name)));
+                    }
+                }
+            }
+            None
+        })
+    }
+}
+
 /// `f`'s result, or its panic as an error (arrow-ipc panics on some damaged input).
 fn guarded<T>(f: impl FnOnce() -> Result<T, ArrowError>) -> std::result::Result<T, String> {
     crate::error::catch_quietly(f)?.map_err(|e| e.to_string())
@@ -264,6 +421,123 @@ mod tests {
         assert_eq!(mapped.schema(), want[0].schema());
         let got: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
         assert_eq!(got, want);
+    }
+
+    /// Streams in every framing arrow-ipc writes (the continuation marker or the legacy
+    /// one, compressed or not, with dictionaries, with and without the end-of-stream marker)
+    /// read as `StreamReader` reads them.
+    #[test]
+    fn streams_read_what_stream_reader_reads() {
+        use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
+        use arrow_ipc::{CompressionType, MetadataVersion};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.arrows");
+        let batches = [batch(0), batch(100), batch(200)];
+        let legacy = IpcWriteOptions::try_new(8, true, MetadataVersion::V4).unwrap();
+        let compressed = |c| {
+            IpcWriteOptions::default()
+                .try_with_compression(Some(c))
+                .unwrap()
+        };
+        let options = [
+            IpcWriteOptions::default(),
+            legacy,
+            compressed(CompressionType::LZ4_FRAME),
+            compressed(CompressionType::ZSTD),
+        ];
+        for (i, options) in options.into_iter().enumerate() {
+            let mut bytes = Vec::new();
+            let mut w =
+                StreamWriter::try_new_with_options(&mut bytes, &batches[0].schema(), options)
+                    .unwrap();
+            for b in &batches {
+                w.write(b).unwrap();
+            }
+            w.finish().unwrap();
+            drop(w);
+            let want: Vec<RecordBatch> =
+                arrow_ipc::reader::StreamReader::try_new(std::io::Cursor::new(&bytes), None)
+                    .unwrap()
+                    .map(|b| b.unwrap())
+                    .collect();
+            assert_eq!(want.len(), 3);
+            // With the end-of-stream marker, and without it (8 bytes, or 4 in legacy framing).
+            let eos = if i == 1 { 4 } else { 8 };
+            for end in [bytes.len(), bytes.len() - eos] {
+                std::fs::write(&path, &bytes[..end]).unwrap();
+                let file = std::fs::File::open(&path).unwrap();
+                let mapped = MappedIpcStream::open(&path, &file).unwrap();
+                assert_eq!(mapped.schema(), want[0].schema());
+                let got: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
+                assert_eq!(got, want, "{i}");
+            }
+            // Cut inside its last message: the batches before it, then an error.
+            std::fs::write(&path, &bytes[..bytes.len() - eos - 3]).unwrap();
+            let file = std::fs::File::open(&path).unwrap();
+            let read: Vec<Result<RecordBatch>> = MappedIpcStream::open(&path, &file)
+                .unwrap()
+                .into_batches()
+                .collect();
+            assert_eq!(read.len(), 3);
+            let e = format!("{:#}", read[2].as_ref().unwrap_err());
+            assert!(e.contains("t.arrows") && e.contains("more than the"), "{e}");
+        }
+    }
+
+    /// A stream message declaring a body far past the file, or compressed buffers far past
+    /// its body, is an error naming the file and the message's offset.
+    #[test]
+    fn lying_stream_lengths_are_errors() {
+        use arrow_ipc::writer::{IpcWriteOptions, StreamWriter};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lying.arrows");
+        let ids: ArrayRef = Arc::new(Int64Array::from_iter_values((0..10_000).map(|i| i / 100)));
+        let b = RecordBatch::try_from_iter([("id", ids)]).unwrap();
+        let options = IpcWriteOptions::default()
+            .try_with_compression(Some(arrow_ipc::CompressionType::ZSTD))
+            .unwrap();
+        let mut good = Vec::new();
+        let mut w = StreamWriter::try_new_with_options(&mut good, &b.schema(), options).unwrap();
+        w.write(&b).unwrap();
+        w.finish().unwrap();
+        drop(w);
+        // The batch message follows the schema message and its body (none).
+        let schema_len = 8 + u32::from_le_bytes(good[4..8].try_into().unwrap()) as usize;
+        let at = schema_len;
+        let meta_len = u32::from_le_bytes(good[at + 4..at + 8].try_into().unwrap()) as usize;
+        let message = arrow_ipc::root_as_message(&good[at + 8..at + 8 + meta_len]).unwrap();
+        let body_len = message.bodyLength() as usize;
+        let rb = message.header_as_record_batch().unwrap();
+        let body = at + 8 + meta_len;
+        // Each compressed buffer declares 2^50 bytes.
+        let mut bad = good.clone();
+        for buffer in rb.buffers().unwrap().iter().filter(|b| b.length() >= 8) {
+            let p = body + buffer.offset() as usize;
+            if i64::from_le_bytes(bad[p..p + 8].try_into().unwrap()) >= 0 {
+                bad[p..p + 8].copy_from_slice(&(1i64 << 50).to_le_bytes());
+            }
+        }
+        // The body length, found in the flatbuffer by its value, made 2^50.
+        let mut far = good.clone();
+        let needle = (body_len as i64).to_le_bytes();
+        let found = far[at + 8..body]
+            .windows(8)
+            .position(|w| w == needle)
+            .unwrap();
+        far[at + 8 + found..at + 16 + found].copy_from_slice(&(1i64 << 50).to_le_bytes());
+        for (bytes, says) in [
+            (bad, "uncompressed bytes, more than"),
+            (far, "declares a body"),
+        ] {
+            std::fs::write(&path, &bytes).unwrap();
+            let file = std::fs::File::open(&path).unwrap();
+            let e = MappedIpcStream::open(&path, &file)
+                .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>())
+                .unwrap_err();
+            let e = format!("{e:#}");
+            assert!(e.contains("lying.arrows") && e.contains(says), "{e}");
+            assert!(e.contains(&format!("byte {at}")), "{e}");
+        }
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! What `convert` reads batches from: Avro through `avrow::Reader`, or an Arrow IPC file or
 //! stream or a Parquet file, recognised by their magic bytes (`ARROW1`, the IPC continuation
-//! marker, `PAR1`), so that `avrow convert data.parquet -o data.avro` works. IPC files are
-//! read in place (`mapped_ipc.rs`).
+//! marker, `PAR1`), so that `avrow convert data.parquet -o data.avro` works. IPC files
+//! and streams are read in place (`mapped_ipc.rs`).
 
 use crate::error::{catch_quietly, usage};
 use crate::inputs::Input;
-use crate::mapped_ipc::MappedIpcFile;
+use crate::mapped_ipc::{MappedIpcFile, MappedIpcStream};
 use anyhow::{Context, Result};
 use arrow::array::RecordBatch;
 use arrow::array::RecordBatchReader;
@@ -70,10 +70,8 @@ impl ArrowInput {
         let file = std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?;
         // arrow-ipc's stream reader and the parquet crate panic on some damaged input (a
         // schema's unknown type, a bit width of 1088): opening and every batch are guarded,
-        // and such a panic is an error naming the file. (The mapped IPC file guards its own.)
-        // Not guarded: the stream reader allocates the length a message declares before
-        // reading it, so a damaged length can abort the process as out of memory (reading
-        // streams from a map through `StreamDecoder` would bound it by the file).
+        // and such a panic is an error naming the file. (The mapped IPC readers guard their
+        // own, and check the lengths messages declare before arrow-ipc allocates them.)
         let opened = catch_quietly(|| -> Result<(SchemaRef, Batches)> {
             Ok(match format {
                 InputFormat::IpcFile => {
@@ -81,12 +79,8 @@ impl ArrowInput {
                     (r.schema(), Box::new(r.into_batches()))
                 }
                 InputFormat::IpcStream => {
-                    let r = arrow_ipc::reader::StreamReader::try_new(
-                        std::io::BufReader::new(file),
-                        None,
-                    )
-                    .with_context(|| format!("{name}: not a readable Arrow IPC stream"))?;
-                    (r.schema(), Box::new(r.map(|b| b.map_err(Into::into))))
+                    let r = MappedIpcStream::open(path, &file)?;
+                    (r.schema(), Box::new(r.into_batches()))
                 }
                 InputFormat::Parquet => open_parquet(&name, file, batch_size, columns)?,
                 InputFormat::Avro => unreachable!("Avro inputs are read by avrow"),
@@ -385,12 +379,11 @@ mod tests {
         w.write(&batch).unwrap();
         w.finish().unwrap();
         drop(w);
-        // The stream's schema message, after its length (a flipped length or body length makes
-        // arrow-ipc's stream reader allocate what it says before reading: see sources.rs).
-        let meta = u32::from_le_bytes(stream[4..8].try_into().unwrap()) as usize;
-        let schema = 8..8 + meta;
+        // The whole stream: a flipped length or body length is checked against the file before
+        // arrow-ipc sees it (its stream reader allocated what a length said, and aborted).
+        let whole = 0..stream.len();
         let (stream_errors, stream_panics) =
-            every_flip_is_an_error_or_batches(&stream, schema, InputFormat::IpcStream);
+            every_flip_is_an_error_or_batches(&stream, whole, InputFormat::IpcStream);
         let mut parquet = Vec::new();
         let mut w =
             parquet::arrow::ArrowWriter::try_new(&mut parquet, batch.schema(), None).unwrap();
