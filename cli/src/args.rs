@@ -222,7 +222,9 @@ pub struct ConvertArgs {
     pub max_block_size: Option<usize>,
 
     /// How deep a recursive type (a linked list, a tree) is unrolled into nested columns
-    /// (default 16, or as deep as 65,536 columns allow); data nested deeper is an error.
+    /// (default 16); data nested deeper is an error. A type that refers to itself more than
+    /// once doubles its columns at each level: it is unrolled as deep as 4,096 columns hold,
+    /// or with this option as far as 65,536 columns and nodes hold.
     #[arg(long, value_name = "N")]
     pub max_recursion_depth: Option<usize>,
 }
@@ -366,7 +368,9 @@ pub struct HeadArgs {
     pub json: bool,
 
     /// How deep a recursive type (a linked list, a tree) is unrolled into nested columns
-    /// (default 16, or as deep as 65,536 columns allow); data nested deeper is an error.
+    /// (default 16); data nested deeper is an error. A type that refers to itself more than
+    /// once doubles its columns at each level: it is unrolled as deep as 4,096 columns hold,
+    /// or with this option as far as 65,536 columns and nodes hold.
     #[arg(long, value_name = "N")]
     pub max_recursion_depth: Option<usize>,
 }
@@ -475,7 +479,9 @@ pub struct ValidateArgs {
     pub max_block_size: Option<usize>,
 
     /// How deep a recursive type (a linked list, a tree) is unrolled into nested columns
-    /// (default 16, or as deep as 65,536 columns allow); data nested deeper is an error.
+    /// (default 16); data nested deeper is an error. A type that refers to itself more than
+    /// once doubles its columns at each level: it is unrolled as deep as 4,096 columns hold,
+    /// or with this option as far as 65,536 columns and nodes hold.
     #[arg(long, value_name = "N")]
     pub max_recursion_depth: Option<usize>,
 }

@@ -272,7 +272,7 @@ impl fmt::Display for DecodeErrorKind {
                  (raise it: ReaderBuilder::with_max_recursion_depth, max_recursion_depth= in \
                  Python, OPTIONS ('max_recursion_depth' 'N') in SQL, --max-recursion-depth in the \
                  CLI; a type that refers to itself more than once is unrolled only as deep as \
-                 4,096 columns hold)"
+                 4,096 columns hold by default, 65,536 when a depth is given)"
             ),
             DecodeErrorKind::TooLarge(limit) => write!(f, "{limit}"),
             DecodeErrorKind::Internal(what) => {

@@ -244,8 +244,9 @@ def open_avro(
     thread).
     ``reader_schema``: an Avro schema (JSON text or a dict) to read the data as (schema
     resolution: fields added with defaults, removed, reordered, promoted).
-    ``max_recursion_depth``: how deep recursive types are followed (a type that refers to
-    itself more than once, a tree, only as deep as 4,096 columns allow). ``utf8_view``: strings as
+    ``max_recursion_depth``: how deep recursive types are followed (default 16; a type that
+    refers to itself more than once, a tree, only as deep as 4,096 columns allow, or 65,536
+    when a depth is given). ``utf8_view``: strings as
     ``string_view`` instead of ``string``. ``max_block_size``: the most bytes a block may
     hold, stored or decompressed (default 1 GiB): a larger one raises
     :class:`InvalidFileError`, as a lying block size would.

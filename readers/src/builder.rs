@@ -162,9 +162,13 @@ impl ReaderBuilder {
 
     /// How deep a recursive type (a linked list, a tree) is unrolled into nested Arrow types
     /// (default 16; at least 1: 0 reads as 1, every record being read once). Data nested
-    /// deeper is an error naming the field, never truncated.
+    /// deeper is an error naming the field, never truncated. A type that refers to itself
+    /// more than once doubles its columns at each level: by default it is unrolled only as
+    /// deep as 4,096 columns hold; a depth given here is unrolled as far as a plan holds
+    /// (65,536 columns and nodes), so that asking for more levels never gives fewer.
     pub fn with_max_recursion_depth(mut self, depth: usize) -> Self {
         self.options.max_recursion_depth = depth;
+        self.options.max_unrolled_columns = usize::MAX;
         self
     }
 

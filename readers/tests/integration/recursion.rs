@@ -376,6 +376,80 @@ fn a_type_that_refers_to_itself_twice_is_unrolled_as_deep_as_fits() {
     }
 }
 
+/// Asking for more levels never reads fewer: a type that refers to itself twice (a nullable
+/// child and an array of children) is unrolled to the depth given while a plan holds it, and
+/// past that as deep as a plan holds (not the 4,096 columns the default depth fits, which read
+/// fewer levels than a smaller depth given). Quickly, whatever depth is given.
+#[test]
+fn a_deeper_depth_given_never_reads_fewer_levels() {
+    let json = r#"{"type":"record","name":"Node","fields":[{"name":"v","type":"int"},
+        {"name":"next","type":["null","Node"]},
+        {"name":"kids","type":{"type":"array","items":"Node"}}]}"#;
+    let chain = |levels: usize| {
+        let node = |next: Value| {
+            Value::Record(vec![
+                ("v".into(), Value::Int(1)),
+                ("next".into(), next),
+                ("kids".into(), Value::Array(vec![])),
+            ])
+        };
+        let mut t = node(Value::Union(0, Box::new(Value::Null)));
+        for _ in 1..levels {
+            t = node(Value::Union(1, Box::new(t)));
+        }
+        t
+    };
+    // 40 levels are more than any depth here reads: the error names the depth read.
+    let deep = write(json, &[chain(40)]);
+    let depth_read = |e: &str| -> usize {
+        let at = e.find("maximum recursion depth ").expect(e) + 24;
+        e[at..].split(' ').next().unwrap().parse().expect(e)
+    };
+    let by_default = match read_avrow_caught(&deep, &Opts::default()) {
+        Ok(Err(e)) => depth_read(&e),
+        _ => panic!("forty levels read, or panicked, at the default depth"),
+    };
+    let mut last = 0;
+    for depth in [2, 10, 12, 13, 14, 16, 1000] {
+        let levels = depth_read(&decode(&deep, depth, 64).unwrap_err());
+        assert!(
+            levels >= last,
+            "depth {depth} reads {levels} levels, less than {last}"
+        );
+        assert!(
+            levels >= depth.min(12),
+            "depth {depth} reads {levels} levels"
+        );
+        // And that many levels do read.
+        let within = write(json, &[chain(levels)]);
+        assert!(
+            decode(&within, depth, 64).is_ok(),
+            "depth {depth}: {levels} levels"
+        );
+        last = levels;
+    }
+    assert!(
+        by_default < last,
+        "the default reads {by_default} levels, a depth given {last}"
+    );
+    let schema = avrow::Schema::parse(json).unwrap();
+    for depth in [16, 1000, 100_000] {
+        let start = std::time::Instant::now();
+        let options = avrow::avrow_engine::DecodeOptions {
+            max_recursion_depth: depth,
+            max_unrolled_columns: usize::MAX,
+            ..Default::default()
+        };
+        avrow::avrow_engine::DecodePlan::new(&schema, &options)
+            .unwrap_or_else(|e| panic!("depth {depth}: {e}"));
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(2),
+            "depth {depth} took {:?}",
+            start.elapsed()
+        );
+    }
+}
+
 /// A type that refers to itself once keeps the full depth beside one that branches, which
 /// is unrolled only as deep as fits: a 12-deep linked list reads at the default depth 16.
 #[test]

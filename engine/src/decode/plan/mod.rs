@@ -39,6 +39,18 @@ pub struct DecodeOptions {
     pub max_recursion_depth: usize,
     /// Map `string`/`bytes` to `Utf8View`/`BinaryView` instead of `Utf8`/`Binary`.
     pub utf8_view: bool,
+    /// Where `max_recursion_depth` levels of a recursive type exceed what a plan holds (a type
+    /// that refers to itself twice doubles its columns at each level), the columns and nodes
+    /// the type unrolled as deep as fits may take: [`DecodeOptions::DEFAULT_UNROLLED_COLUMNS`]
+    /// by default, so that a tree read at the default depth stays a table a reader can use.
+    /// Readers that are given a depth set it to `usize::MAX` (as many as a plan holds, 65,536),
+    /// so that asking for more levels never gives fewer.
+    pub max_unrolled_columns: usize,
+}
+
+impl DecodeOptions {
+    /// The default of [`DecodeOptions::max_unrolled_columns`].
+    pub const DEFAULT_UNROLLED_COLUMNS: usize = 1 << 12;
 }
 
 impl Default for DecodeOptions {
@@ -47,6 +59,7 @@ impl Default for DecodeOptions {
             projection: None,
             max_recursion_depth: 16,
             utf8_view: false,
+            max_unrolled_columns: Self::DEFAULT_UNROLLED_COLUMNS,
         }
     }
 }
@@ -95,8 +108,8 @@ struct Compiler<'a> {
 /// recursive types unrolled `opts.max_recursion_depth` levels deep; where that many levels
 /// exceed what a plan holds (a type that refers to itself twice, a tree with a nullable child
 /// and an array of children, doubles at each level: 2^16 columns at the default depth; a list
-/// unrolled a thousand times nests too deep), as deep as fits in [`FIT_NODES`] columns and
-/// nodes (or, where not even that, in a whole plan), each type that still fits unrolled
+/// unrolled a thousand times nests too deep), as deep as fits in
+/// [`DecodeOptions::max_unrolled_columns`] columns and nodes (or, where not even that, in a whole plan), each type that still fits unrolled
 /// deeper on its own (a linked list beside a tree keeps the full depth). Data nested deeper
 /// than its type's depth is an error naming that depth.
 pub(crate) fn compile(
@@ -144,7 +157,8 @@ fn fitted(
     if !too_big(&first) {
         return Some((Vec::new(), first));
     }
-    fit(writer, reader, opts, FIT_NODES).or_else(|| fit(writer, reader, opts, MAX_PLAN_NODES))
+    let budget = opts.max_unrolled_columns.clamp(1, MAX_PLAN_NODES);
+    fit(writer, reader, opts, budget).or_else(|| fit(writer, reader, opts, MAX_PLAN_NODES))
 }
 
 /// Whether a named type of `schema` contains itself (only then does the depth matter).
@@ -187,10 +201,6 @@ fn recursive_types(schema: &Schema) -> impl Iterator<Item = usize> + '_ {
 
 /// Recursive types [`fit`] tries to unroll deeper one by one, at most (each try is a compile).
 const MAX_DEEPENED_TYPES: usize = 64;
-
-/// Columns and nodes a recursive type unrolled as deep as fits may take: a table of thousands
-/// of columns is more than a reader wants, and each try of the bisection stays cheap.
-const FIT_NODES: usize = 1 << 12;
 
 fn too_big(compiled: &Result<Compiled, PlanError>) -> bool {
     matches!(
