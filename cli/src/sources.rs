@@ -12,6 +12,7 @@ use arrow::array::RecordBatchReader;
 use arrow::datatypes::SchemaRef;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The format of an input file, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +83,10 @@ impl ArrowInput {
                     let r = MappedIpcStream::open(path, &file)?;
                     (r.schema(), Box::new(r.into_batches()))
                 }
-                InputFormat::Parquet => open_parquet(&name, file, batch_size, columns)?,
+                InputFormat::Parquet => {
+                    let (schema, batches) = open_parquet(&name, file, batch_size, columns)?;
+                    restored(schema, batches)
+                }
                 InputFormat::Avro => unreachable!("Avro inputs are read by avrow"),
             })
         });
@@ -145,6 +149,34 @@ impl Iterator for Guarded {
                 Some(Err(damaged(&self.name, &panic)))
             }
         }
+    }
+}
+
+/// A Parquet file that avrow wrote from Avro reads back as the Avro file reads: its columns
+/// restored ([`avrow::parquet_compat::Restore`]) to the Arrow schema its recorded Avro schema
+/// (`avro.schema`) reads as, so that unions stored as structs, durations, records without
+/// fields and enums come back, and converting it to Avro writes the recorded schema. A file
+/// whose columns no longer fit that schema (written from a query, or by another tool) is
+/// read as stored.
+fn restored(schema: SchemaRef, batches: Batches) -> (SchemaRef, Batches) {
+    let target = schema
+        .metadata()
+        .get(avrow::avrow_engine::AVRO_SCHEMA_KEY)
+        .and_then(|json| avrow::Schema::parse(json).ok())
+        .and_then(|avro| {
+            let options = avrow::avrow_engine::DecodeOptions::default();
+            avrow::avrow_engine::DecodePlan::new(&avro, &options).ok()
+        })
+        .map(|plan| Arc::clone(plan.arrow_schema()));
+    let restore = target
+        .filter(|target| target.fields() != schema.fields())
+        .and_then(|target| avrow::parquet_compat::Restore::new(&schema, target).ok());
+    match restore {
+        Some(restore) => (
+            Arc::clone(restore.schema()),
+            Box::new(batches.map(move |b| Ok(restore.apply(&b?)?))),
+        ),
+        None => (schema, batches),
     }
 }
 

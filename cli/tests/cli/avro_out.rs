@@ -252,6 +252,55 @@ fn avrocat(file: &Path) -> Vec<u8> {
     out.stdout
 }
 
+/// A Parquet file avrow wrote from Avro converts back to the Avro file: its recorded schema
+/// (general unions that Parquet stores as structs, enums, fixed decimals, record names) and its
+/// records, for every fixture that Parquet can hold and a record without fields.
+#[test]
+fn avro_to_parquet_to_avro_gives_the_file_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut inputs = fixtures();
+    let no_fields = dir.path().join("no-fields.avro");
+    python(&format!(
+        r#"
+import fastavro
+schema = fastavro.parse_schema({{"type": "record", "name": "Empty", "fields": []}})
+with open({path:?}, "wb") as f:
+    fastavro.writer(f, schema, [{{}}, {{}}, {{}}])
+"#,
+        path = no_fields.display().to_string()
+    ));
+    inputs.push(no_fields);
+    let mut jobs = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let parquet = dir.path().join(format!("{i}.parquet"));
+        convert(input, &parquet, &[]);
+        let back = dir.path().join(format!("{i}.avro"));
+        convert(&parquet, &back, &[]);
+        jobs.push(serde_json::json!([input, back]));
+    }
+    let program = format!(
+        r#"
+import json, math, fastavro
+{SAME}def read(p):
+    with open(p, 'rb') as f:
+        r = fastavro.reader(f)
+        return fastavro.schema.to_parsing_canonical_form(r.writer_schema), list(r)
+bad = []
+for i, o in json.loads({jobs:?}):
+    (si, ri), (so, ro) = read(i), read(o)
+    if si != so:
+        bad.append([i, "schema", si, so])
+    elif not same(ri, ro):
+        bad.append([i, "records"])
+print(json.dumps(bad))
+"#,
+        jobs = serde_json::to_string(&jobs).unwrap(),
+        SAME = SAME_PY,
+    );
+    let bad: Vec<Value> = serde_json::from_str(&python(&program)).unwrap();
+    assert!(bad.is_empty(), "not given back: {bad:#?}");
+}
+
 #[test]
 fn parquet_and_arrow_ipc_inputs_convert_to_avro() {
     // Each sample to Parquet, an IPC file and an IPC stream, then each of those to Avro: the

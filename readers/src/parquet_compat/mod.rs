@@ -20,7 +20,11 @@
 //!   for a file without columns, and DuckDB refuses to read one).
 //!
 //! The same rewriting applies inside lists, maps and structs. Rewritten fields carry
-//! [`MAPPING_KEY`] metadata naming the rewrite.
+//! [`MAPPING_KEY`] metadata naming the rewrite. [`Restore`] (`restore.rs`) is the way back.
+
+mod restore;
+
+pub use restore::Restore;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ArrowPrimitiveType, ByteArrayType, IntervalMonthDayNanoType};
