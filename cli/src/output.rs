@@ -140,22 +140,9 @@ pub fn create_file(target: &Path, force: bool) -> Result<(Out, PendingFile)> {
                 .truncate(true)
                 .open(&path)
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            let handle = file
-                .try_clone()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            let out = CountingWriter::new(Box::new(BufWriter::with_capacity(1 << 20, file)) as _);
-            return Ok((
-                out,
-                PendingFile {
-                    temp: None,
-                    handle,
-                    target: path,
-                    force,
-                },
-            ));
+            return pending(file, None, path, force);
         }
     };
-    let target = target.as_path();
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -177,16 +164,28 @@ pub fn create_file(target: &Path, force: bool) -> Result<(Out, PendingFile)> {
         .tempfile_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     let (file, temp) = file.into_parts();
+    pending(file, Some((temp, permissions)), target, force)
+}
+
+/// The buffered output into `file` and the [`PendingFile`] that finishes it (`temp`: the
+/// temporary file to rename to `target`, and the permissions it takes; `None` when `file` is
+/// the target itself).
+fn pending(
+    file: File,
+    temp: Option<(TempPath, Option<std::fs::Permissions>)>,
+    target: PathBuf,
+    force: bool,
+) -> Result<(Out, PendingFile)> {
     let handle = file
         .try_clone()
-        .with_context(|| format!("cannot create {}", temp.display()))?;
+        .with_context(|| format!("cannot write {}", target.display()))?;
     let out = CountingWriter::new(Box::new(BufWriter::with_capacity(1 << 20, file)) as _);
     Ok((
         out,
         PendingFile {
-            temp: Some((temp, permissions)),
+            temp,
             handle,
-            target: target.to_path_buf(),
+            target,
             force,
         },
     ))

@@ -19,6 +19,15 @@ impl From<avrow::Error> for Stop {
     }
 }
 
+impl From<Stop> for PyErr {
+    fn from(stop: Stop) -> Self {
+        match stop {
+            Stop::Avrow(e) => to_py(e),
+            Stop::Python(e) => e,
+        }
+    }
+}
+
 /// The Python exception for an avrow error.
 pub(crate) fn to_py(e: avrow::Error) -> PyErr {
     let class = match &e {

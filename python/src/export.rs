@@ -268,10 +268,7 @@ pub(crate) fn write_file(
             Ok(rows)
         })()
     });
-    result.map_err(|e| match e {
-        Stop::Avrow(e) => to_py(e),
-        Stop::Python(e) => e,
-    })
+    result.map_err(PyErr::from)
 }
 
 /// [`write_file`] into a named pipe or character device, opened for writing: no temporary
@@ -296,10 +293,7 @@ fn write_in_place(
         out.flush().map_err(io)?;
         Ok(rows)
     });
-    result.map_err(|e| match e {
-        Stop::Avrow(e) => to_py(e),
-        Stop::Python(e) => e,
-    })
+    result.map_err(PyErr::from)
 }
 
 /// Every batch of `stream` written to `file` (buffered) by a writer from `builder`, with

@@ -260,15 +260,7 @@ fn avro_to_parquet_to_avro_gives_the_file_back() {
     let dir = tempfile::tempdir().unwrap();
     let mut inputs = fixtures();
     let no_fields = dir.path().join("no-fields.avro");
-    python(&format!(
-        r#"
-import fastavro
-schema = fastavro.parse_schema({{"type": "record", "name": "Empty", "fields": []}})
-with open({path:?}, "wb") as f:
-    fastavro.writer(f, schema, [{{}}, {{}}, {{}}])
-"#,
-        path = no_fields.display().to_string()
-    ));
+    crate::harness::write_no_fields(&no_fields, &[3]);
     inputs.push(no_fields);
     let mut jobs = Vec::new();
     for (i, input) in inputs.iter().enumerate() {

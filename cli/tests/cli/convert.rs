@@ -203,21 +203,7 @@ fn a_record_without_fields_keeps_its_row_count_in_parquet() {
     // blocks. A Parquet file counts rows through its columns, so they are kept as `__empty`.
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("no-fields.avro");
-    crate::harness::python(&format!(
-        r#"
-import fastavro
-schema = {{"type": "record", "name": "Empty", "fields": []}}
-with open({path:?}, "wb") as f:
-    w = fastavro.write.Writer(f, fastavro.parse_schema(schema))
-    for _ in range(3):
-        w.write({{}})
-    w.flush()
-    for _ in range(2):
-        w.write({{}})
-    w.flush()
-"#,
-        path = input.display().to_string()
-    ));
+    crate::harness::write_no_fields(&input, &[3, 2]);
     let output = dir.path().join("no-fields.parquet");
     convert(&input, &output, &[]);
     let read = crate::harness::python(&format!(

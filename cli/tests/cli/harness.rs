@@ -43,6 +43,24 @@ pub fn fixtures() -> Vec<PathBuf> {
     all
 }
 
+/// Writes with fastavro a file of records without fields (fastavro's `no-fields.avro` shape),
+/// one block per entry of `blocks`, that many records each.
+pub fn write_no_fields(path: &Path, blocks: &[usize]) {
+    python(&format!(
+        r#"
+import fastavro
+schema = fastavro.parse_schema({{"type": "record", "name": "Empty", "fields": []}})
+with open({path:?}, "wb") as f:
+    w = fastavro.write.Writer(f, schema)
+    for n in {blocks:?}:
+        for _ in range(n):
+            w.write({{}})
+        w.flush()
+"#,
+        path = path.display().to_string()
+    ));
+}
+
 /// A sample from `datasets/samples/` (`order`, `wide`, `telemetry`, `counters`).
 pub fn sample(name: &str) -> PathBuf {
     crate_dir()
