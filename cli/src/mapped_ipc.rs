@@ -24,7 +24,6 @@ use arrow::datatypes::SchemaRef;
 use arrow::error::ArrowError;
 use arrow_ipc::reader::{read_footer_length, FileDecoder};
 use arrow_ipc::Block;
-use std::path::Path;
 use std::sync::Arc;
 
 /// The uncompressed bytes a compressed message may declare per byte of its body. LZ4 frames
@@ -45,9 +44,9 @@ pub struct MappedIpcFile {
 }
 
 impl MappedIpcFile {
-    /// Maps `file` (opened from `path`) and reads its footer, schema and dictionaries.
-    pub fn open(path: &Path, file: &std::fs::File) -> Result<Self> {
-        let name = path.display().to_string();
+    /// Maps `file` (named `name` in errors) and reads its footer, schema and dictionaries.
+    pub fn open(name: &str, file: &std::fs::File) -> Result<Self> {
+        let name = name.to_string();
         // SAFETY: the map is read-only. As for the Avro inputs avrow maps (`avrow::Reader`),
         // we rely on the file not being truncated or modified by another process while it
         // is mapped: the batches' buffers point into the map and are validated once, when
@@ -223,9 +222,9 @@ fn frame(data: &Buffer, at: usize) -> std::result::Result<Option<Framed>, String
 }
 
 impl MappedIpcStream {
-    /// Maps `file` (opened from `path`) and reads the stream's schema.
-    pub fn open(path: &Path, file: &std::fs::File) -> Result<Self> {
-        let name = path.display().to_string();
+    /// Maps `file` (named `name` in errors) and reads the stream's schema.
+    pub fn open(name: &str, file: &std::fs::File) -> Result<Self> {
+        let name = name.to_string();
         // SAFETY: as for `MappedIpcFile::open`: the map is read-only and the file is not
         // expected to change while mapped; batches are validated when decoded.
         let map =
@@ -417,7 +416,7 @@ mod tests {
                 .map(|b| b.unwrap())
                 .collect();
         let file = std::fs::File::open(&path).unwrap();
-        let mapped = MappedIpcFile::open(&path, &file).unwrap();
+        let mapped = MappedIpcFile::open(&path.display().to_string(), &file).unwrap();
         assert_eq!(mapped.schema(), want[0].schema());
         let got: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
         assert_eq!(got, want);
@@ -466,7 +465,7 @@ mod tests {
             for end in [bytes.len(), bytes.len() - eos] {
                 std::fs::write(&path, &bytes[..end]).unwrap();
                 let file = std::fs::File::open(&path).unwrap();
-                let mapped = MappedIpcStream::open(&path, &file).unwrap();
+                let mapped = MappedIpcStream::open(&path.display().to_string(), &file).unwrap();
                 assert_eq!(mapped.schema(), want[0].schema());
                 let got: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
                 assert_eq!(got, want, "{i}");
@@ -474,10 +473,11 @@ mod tests {
             // Cut inside its last message: the batches before it, then an error.
             std::fs::write(&path, &bytes[..bytes.len() - eos - 3]).unwrap();
             let file = std::fs::File::open(&path).unwrap();
-            let read: Vec<Result<RecordBatch>> = MappedIpcStream::open(&path, &file)
-                .unwrap()
-                .into_batches()
-                .collect();
+            let read: Vec<Result<RecordBatch>> =
+                MappedIpcStream::open(&path.display().to_string(), &file)
+                    .unwrap()
+                    .into_batches()
+                    .collect();
             assert_eq!(read.len(), 3);
             let e = format!("{:#}", read[2].as_ref().unwrap_err());
             assert!(e.contains("t.arrows") && e.contains("more than the"), "{e}");
@@ -531,7 +531,7 @@ mod tests {
         ] {
             std::fs::write(&path, &bytes).unwrap();
             let file = std::fs::File::open(&path).unwrap();
-            let e = MappedIpcStream::open(&path, &file)
+            let e = MappedIpcStream::open(&path.display().to_string(), &file)
                 .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>())
                 .unwrap_err();
             let e = format!("{e:#}");
@@ -564,7 +564,7 @@ mod tests {
             std::fs::write(&path, &bytes).unwrap();
             // Never a panic; an error names the file.
             let file = std::fs::File::open(&path).unwrap();
-            let result = MappedIpcFile::open(&path, &file)
+            let result = MappedIpcFile::open(&path.display().to_string(), &file)
                 .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>());
             if let Err(e) = result {
                 assert!(format!("{e:#}").contains("bad.arrow"), "{e:#}");
@@ -600,7 +600,7 @@ mod tests {
             drop(w);
             std::fs::write(&path, &good).unwrap();
             let file = std::fs::File::open(&path).unwrap();
-            let mapped = MappedIpcFile::open(&path, &file).unwrap();
+            let mapped = MappedIpcFile::open(&path.display().to_string(), &file).unwrap();
             let batches: Vec<RecordBatch> = mapped.into_batches().map(|b| b.unwrap()).collect();
             assert_eq!(batches, std::slice::from_ref(&b));
 
@@ -646,7 +646,7 @@ mod tests {
                 }
                 std::fs::write(&path, &bad).unwrap();
                 let file = std::fs::File::open(&path).unwrap();
-                let e = MappedIpcFile::open(&path, &file)
+                let e = MappedIpcFile::open(&path.display().to_string(), &file)
                     .and_then(|m| m.into_batches().collect::<Result<Vec<_>>>())
                     .unwrap_err();
                 let e = format!("{e:#}");

@@ -28,27 +28,26 @@ pub enum InputFormat {
 }
 
 impl InputFormat {
-    /// The format of `input` (standard input is read as Avro).
+    /// The format of `input` (standard input: see [`InputFormat::of_head`]).
     pub fn of(input: &Input) -> Result<InputFormat> {
         let Input::File(path) = input else {
             return Ok(InputFormat::Avro);
         };
-        let mut head = [0u8; 8];
-        let mut f =
+        let f =
             std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let mut n = 0;
-        while n < head.len() {
-            match f.read(&mut head[n..])? {
-                0 => break,
-                k => n += k,
-            }
-        }
-        Ok(match &head[..n] {
+        let mut head = Vec::with_capacity(8);
+        f.take(8).read_to_end(&mut head)?;
+        Ok(Self::of_head(&head))
+    }
+
+    /// The format whose magic bytes start `head`.
+    pub fn of_head(head: &[u8]) -> InputFormat {
+        match head {
             [b'A', b'R', b'R', b'O', b'W', b'1', ..] => InputFormat::IpcFile,
             [0xff, 0xff, 0xff, 0xff, ..] => InputFormat::IpcStream,
             [b'P', b'A', b'R', b'1', ..] => InputFormat::Parquet,
             _ => InputFormat::Avro,
-        })
+        }
     }
 }
 
@@ -69,6 +68,18 @@ impl ArrowInput {
     ) -> Result<Self> {
         let name = path.display().to_string();
         let file = std::fs::File::open(path).with_context(|| format!("cannot open {name}"))?;
+        Self::open_file(file, &name, format, batch_size, columns)
+    }
+
+    /// [`ArrowInput::open`] of an open file, named `name` in errors.
+    pub fn open_file(
+        file: std::fs::File,
+        name: &str,
+        format: InputFormat,
+        batch_size: usize,
+        columns: &[String],
+    ) -> Result<Self> {
+        let name = name.to_string();
         // arrow-ipc's stream reader and the parquet crate panic on some damaged input (a
         // schema's unknown type, a bit width of 1088): opening and every batch are guarded,
         // and such a panic is an error naming the file. (The mapped IPC readers guard their
@@ -76,11 +87,11 @@ impl ArrowInput {
         let opened = catch_quietly(|| -> Result<(SchemaRef, Batches)> {
             Ok(match format {
                 InputFormat::IpcFile => {
-                    let r = MappedIpcFile::open(path, &file)?;
+                    let r = MappedIpcFile::open(&name, &file)?;
                     (r.schema(), Box::new(r.into_batches()))
                 }
                 InputFormat::IpcStream => {
-                    let r = MappedIpcStream::open(path, &file)?;
+                    let r = MappedIpcStream::open(&name, &file)?;
                     (r.schema(), Box::new(r.into_batches()))
                 }
                 InputFormat::Parquet => {

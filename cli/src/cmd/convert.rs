@@ -3,7 +3,7 @@
 
 use crate::cmd::Status;
 use crate::config::{ConvertConfig, Target};
-use crate::inputs::{ByteCounter, Input};
+use crate::inputs::{ByteCounter, CountingReader, Input};
 use crate::output::{self, check_target, PendingFile};
 use crate::progress::{summary, Progress};
 use crate::skips::{SkipTally, EXIT_SKIPPED};
@@ -130,6 +130,9 @@ impl Source {
 /// The source for `inputs`: Arrow IPC and Parquet files are recognised by their first bytes
 /// and read one at a time, without the options that only apply to Avro.
 fn open_source(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) -> Result<Source> {
+    if let [Input::Stdin] = inputs {
+        return open_stdin(config, counter);
+    }
     let formats = inputs
         .iter()
         .map(InputFormat::of)
@@ -138,7 +141,7 @@ fn open_source(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) 
         return Ok(Source::Avro(open(config, inputs, counter)?));
     };
     let Input::File(path) = &inputs[i] else {
-        unreachable!("standard input is read as Avro");
+        unreachable!("standard input alone is opened by open_stdin");
     };
     if inputs.len() > 1 {
         return Err(crate::error::usage(format!(
@@ -146,6 +149,18 @@ fn open_source(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) 
             path.display()
         )));
     }
+    avro_only_options(config, &path.display().to_string())?;
+    let read = &config.read;
+    Ok(Source::Arrow(ArrowInput::open(
+        path,
+        formats[i],
+        read.batch_size,
+        &read.columns,
+    )?))
+}
+
+/// Refuses the options that apply only to Avro input, for the non-Avro input `name`.
+fn avro_only_options(config: &ConvertConfig, name: &str) -> Result<()> {
     let read = &config.read;
     if read.reader_schema.is_some()
         || read.skip_bad_blocks
@@ -153,14 +168,45 @@ fn open_source(config: &ConvertConfig, inputs: &[Input], counter: &ByteCounter) 
         || read.max_recursion_depth.is_some()
     {
         return Err(crate::error::usage(format!(
-            "{}: --reader-schema, --skip-bad-blocks, --max-block-size and --max-recursion-depth \
-             apply to Avro input",
-            path.display()
+            "{name}: --reader-schema, --skip-bad-blocks, --max-block-size and --max-recursion-depth \
+             apply to Avro input"
         )));
     }
-    Ok(Source::Arrow(ArrowInput::open(
-        path,
-        formats[i],
+    Ok(())
+}
+
+/// Standard input, told by its first bytes: Avro is read as it streams; an Arrow IPC file or
+/// stream or a Parquet file (which are read from their end, or from a map) is first copied
+/// to an unnamed temporary file (in `TMPDIR`), then read from there.
+fn open_stdin(config: &ConvertConfig, counter: &ByteCounter) -> Result<Source> {
+    use std::io::Read;
+    let mut stdin = CountingReader::new(std::io::stdin(), counter);
+    let mut head = Vec::with_capacity(8);
+    (&mut stdin)
+        .take(8)
+        .read_to_end(&mut head)
+        .context("cannot read standard input")?;
+    let format = InputFormat::of_head(&head);
+    if format == InputFormat::Avro {
+        let rest = std::io::Cursor::new(head).chain(stdin);
+        return Ok(Source::Avro(config.read.builder().read_stream(rest)?));
+    }
+    avro_only_options(config, "<stdin>")?;
+    let mut spool =
+        tempfile::tempfile().context("cannot create a temporary file for standard input")?;
+    let copy = (|| -> std::io::Result<()> {
+        use std::io::{Seek, Write};
+        spool.write_all(&head)?;
+        std::io::copy(&mut stdin, &mut spool)?;
+        spool.flush()?;
+        spool.rewind()
+    })();
+    copy.context("cannot copy standard input to a temporary file")?;
+    let read = &config.read;
+    Ok(Source::Arrow(ArrowInput::open_file(
+        spool,
+        "<stdin>",
+        format,
         read.batch_size,
         &read.columns,
     )?))

@@ -252,6 +252,62 @@ fn avrocat(file: &Path) -> Vec<u8> {
     out.stdout
 }
 
+/// Arrow IPC files and streams and Parquet files on standard input are told by their magic
+/// bytes as files are (copied to a temporary file first), Avro still streams; a damaged one is
+/// an error naming `<stdin>`, and the options that apply only to Avro are refused.
+#[test]
+fn arrow_and_parquet_on_standard_input_convert_as_files_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = sample("order");
+    for ext in ["parquet", "arrow", "arrows", "avro"] {
+        let middle = dir.path().join(format!("order.{ext}"));
+        convert(&input, &middle, &[]);
+        let from_file = dir.path().join(format!("from-file-{ext}.arrow"));
+        convert(&middle, &from_file, &[]);
+        let from_stdin = dir.path().join(format!("from-stdin-{ext}.arrow"));
+        avrow()
+            .args(["convert", "-", "-o"])
+            .arg(&from_stdin)
+            .arg("--quiet")
+            .pipe_stdin(&middle)
+            .unwrap()
+            .assert()
+            .success();
+        // The same table (the batches of a stream may be cut where a file's are not).
+        let same = python(&format!(
+            r#"
+import pyarrow as pa
+read = lambda p: pa.ipc.open_file(p).read_all()
+print(read({a:?}).equals(read({b:?}), check_metadata=True))
+"#,
+            a = from_file.display().to_string(),
+            b = from_stdin.display().to_string()
+        ));
+        assert_eq!(same.trim(), "True", "{ext}");
+        if ext != "avro" {
+            avrow()
+                .args(["convert", "-", "-o"])
+                .arg(dir.path().join("x.avro"))
+                .args(["--quiet", "--skip-bad-blocks"])
+                .pipe_stdin(&middle)
+                .unwrap()
+                .assert()
+                .code(2);
+        }
+    }
+    let out = avrow()
+        .args(["convert", "-", "-o"])
+        .arg(dir.path().join("bad.avro"))
+        .arg("--quiet")
+        .write_stdin(&b"PAR1 not a parquet file"[..])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<stdin>"), "{stderr}");
+    assert!(!dir.path().join("bad.avro").exists());
+}
+
 /// A Parquet file avrow wrote from Avro converts back to the Avro file: its recorded schema
 /// (general unions that Parquet stores as structs, enums, fixed decimals, record names) and its
 /// records, for every fixture that Parquet can hold and a record without fields.
