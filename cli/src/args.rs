@@ -330,8 +330,8 @@ pub struct InfoArgs {
     pub json: bool,
 
     /// Refuse blocks larger than this after decompression (a guard against decompression
-    /// bombs; counting a block's uncompressed size never holds more than 16 MiB of it): bytes,
-    /// or with a K, M or G suffix (powers of 1024). Default 1G.
+    /// bombs; a block that expands past 16 MiB and 16 times its stored size is counted as it
+    /// streams, not held): bytes, or with a K, M or G suffix (powers of 1024). Default 1G.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_block_size: Option<usize>,
 }

@@ -168,11 +168,12 @@ struct Framed {
 }
 
 /// The message at `at` in `data`: `Ok(None)` at the end of the stream (the end-of-stream
-/// marker, or the end of the data between messages); an error when its framing or body
-/// lies outside the data, or its compressed buffers declare too much.
+/// marker, or the end of the data between messages, where fewer than 4 bytes end it as
+/// `StreamReader` ends it); an error when its framing or body lies outside the data, or its
+/// compressed buffers declare too much.
 fn frame(data: &Buffer, at: usize) -> std::result::Result<Option<Framed>, String> {
     let rest = &data[at..];
-    if rest.is_empty() {
+    if rest.len() < 4 {
         return Ok(None);
     }
     let word = |i: usize| -> std::result::Result<u32, String> {
@@ -262,8 +263,10 @@ impl MappedIpcStream {
         self.schema.clone()
     }
 
-    /// Decodes the next message: `Ok(Some(None))` for one that is not a batch (a dictionary),
-    /// `Ok(None)` at the end of the stream.
+    /// Decodes the next message: `Ok(Some(None))` for one that is not a batch (a dictionary,
+    /// or a message without a header, skipped as `StreamReader` skips it), `Ok(None)` at the
+    /// end of the stream. Messages are held to the schema message's metadata version
+    /// (`FileDecoder`'s check).
     fn next_message(&mut self) -> std::result::Result<Option<Option<RecordBatch>>, String> {
         let Some(Framed { block, kind, bytes }) = frame(&self.data, self.at)? else {
             return Ok(None);

@@ -96,7 +96,7 @@ impl ArrowInput {
                 }
                 InputFormat::Parquet => {
                     let (schema, batches) = open_parquet(&name, file, batch_size, columns)?;
-                    restored(schema, batches)
+                    restored(&name, schema, batches)
                 }
                 InputFormat::Avro => unreachable!("Avro inputs are read by avrow"),
             })
@@ -165,28 +165,40 @@ impl Iterator for Guarded {
 
 /// A Parquet file that avrow wrote from Avro reads back as the Avro file reads: its columns
 /// restored ([`avrow::parquet_compat::Restore`]) to the Arrow schema its recorded Avro schema
-/// (`avro.schema`) reads as, so that unions stored as structs, durations, records without
-/// fields and enums come back, and converting it to Avro writes the recorded schema. A file
-/// whose columns no longer fit that schema (written from a query, or by another tool) is
-/// read as stored.
-fn restored(schema: SchemaRef, batches: Batches) -> (SchemaRef, Batches) {
+/// (`avro.schema`, parsed as a writer schema is) reads as, so that unions stored as structs,
+/// durations, records without fields and enums come back, and converting it to Avro writes
+/// the recorded schema; the file's other metadata is kept. A file whose columns are not
+/// exactly the recorded schema's (written from a query, by another tool, or read with other
+/// options than the default) is read as stored.
+fn restored(name: &str, schema: SchemaRef, batches: Batches) -> (SchemaRef, Batches) {
     let target = schema
         .metadata()
         .get(avrow::avrow_engine::AVRO_SCHEMA_KEY)
-        .and_then(|json| avrow::Schema::parse(json).ok())
+        .and_then(|json| avrow::Schema::parse_writer(json).ok())
         .and_then(|avro| {
             let options = avrow::avrow_engine::DecodeOptions::default();
             avrow::avrow_engine::DecodePlan::new(&avro, &options).ok()
         })
-        .map(|plan| Arc::clone(plan.arrow_schema()));
+        .map(|plan| {
+            let target = plan.arrow_schema();
+            let mut metadata = schema.metadata().clone();
+            metadata.extend(target.metadata().clone());
+            Arc::new(target.as_ref().clone().with_metadata(metadata))
+        });
     let restore = target
         .filter(|target| target.fields() != schema.fields())
         .and_then(|target| avrow::parquet_compat::Restore::new(&schema, target).ok());
     match restore {
-        Some(restore) => (
-            Arc::clone(restore.schema()),
-            Box::new(batches.map(move |b| Ok(restore.apply(&b?)?))),
-        ),
+        Some(restore) => {
+            let schema = Arc::clone(restore.schema());
+            let name = name.to_string();
+            let batches = batches.map(move |b| {
+                restore
+                    .apply(&b?)
+                    .with_context(|| format!("{name}: restoring the recorded Avro types"))
+            });
+            (schema, Box::new(batches))
+        }
         None => (schema, batches),
     }
 }

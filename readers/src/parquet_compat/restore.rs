@@ -14,7 +14,7 @@ use arrow_array::{
     PrimitiveArray, RecordBatch, RecordBatchOptions, StructArray, UnionArray,
 };
 use arrow_buffer::{IntervalMonthDayNano, ScalarBuffer};
-use arrow_schema::{ArrowError, DataType, FieldRef, IntervalUnit, SchemaRef, UnionMode};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, IntervalUnit, SchemaRef, UnionMode};
 use std::sync::Arc;
 
 /// Restores batches read from Parquet to a target schema, column by column (by name).
@@ -25,14 +25,27 @@ pub struct Restore {
 
 impl Restore {
     /// The restoration of batches of `read` (as the Parquet reader gives them) to `target`
-    /// (for a file avrow wrote from Avro: the Arrow schema its recorded Avro schema reads as,
-    /// cut to the columns read). Every column of `target` must be one of `read`'s (the
-    /// top-level `__empty` column standing for a record without fields aside), in a type
-    /// that restores to the target's.
+    /// (for a file avrow wrote from Avro: the Arrow schema its recorded Avro schema reads as).
+    /// `read` must have exactly `target`'s columns (by name, any order; a record without
+    /// fields: the one `__empty` column standing for its rows), each in a type that restores
+    /// to the target's.
     ///
     /// # Errors
-    /// A column the batches lack, or whose type does not restore to the target's.
+    /// A column one schema has and the other lacks, or whose type does not restore to the
+    /// target's.
     pub fn new(read: &SchemaRef, target: SchemaRef) -> Result<Restore> {
+        let empty_record = target.fields().is_empty()
+            && read.fields().len() == 1
+            && read.field(0).name() == EMPTY_RECORD_CHILD;
+        if read.fields().len() != target.fields().len() && !empty_record {
+            return Err(ParquetMappingError::Arrow(ArrowError::SchemaError(
+                format!(
+                    "{} columns to restore to {}",
+                    read.fields().len(),
+                    target.fields().len()
+                ),
+            )));
+        }
         for field in target.fields() {
             let from = read.field_with_name(field.name()).map_err(|_| {
                 ParquetMappingError::Arrow(ArrowError::SchemaError(format!(
@@ -40,7 +53,7 @@ impl Restore {
                     field.name()
                 )))
             })?;
-            if !restores(from.data_type(), field.data_type()) {
+            if !field_restores(from, field) {
                 return Err(ParquetMappingError::Unsupported(field.data_type().clone()));
             }
         }
@@ -81,8 +94,19 @@ impl Restore {
     }
 }
 
-/// Whether a column of type `from` restores to `to`.
+/// Whether field `from` restores to field `to`: its type does, and a field that may hold
+/// nulls is not restored to one that may not (its batches would fail to build; a union has no
+/// nulls of its own, its struct's are its null branch).
+fn field_restores(from: &Field, to: &Field) -> bool {
+    let nulls_fit =
+        to.is_nullable() || !from.is_nullable() || matches!(to.data_type(), DataType::Union(..));
+    nulls_fit && restores(from.data_type(), to.data_type())
+}
+
+/// Whether a column of type `from` restores to `to` ([`restore`] gives exactly `to`).
 fn restores(from: &DataType, to: &DataType) -> bool {
+    let utf8 =
+        |t: &DataType| matches!(t, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View);
     match (from, to) {
         _ if from == to => true,
         (DataType::Struct(members), DataType::Union(branches, UnionMode::Dense)) => {
@@ -103,15 +127,18 @@ fn restores(from: &DataType, to: &DataType) -> bool {
                     && to.iter().all(|t| {
                         from.iter()
                             .find(|f| f.name() == t.name())
-                            .is_some_and(|f| restores(f.data_type(), t.data_type()))
+                            .is_some_and(|f| field_restores(f, t))
                     }))
         }
         (DataType::List(f), DataType::List(t))
         | (DataType::LargeList(f), DataType::LargeList(t))
-        | (DataType::Map(f, _), DataType::Map(t, _)) => restores(f.data_type(), t.data_type()),
+        | (DataType::Map(f, _), DataType::Map(t, _)) => field_restores(f, t),
         (DataType::FixedSizeBinary(12), DataType::Interval(IntervalUnit::MonthDayNano)) => true,
-        (DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View, DataType::Dictionary(..))
-        | (DataType::Dictionary(..), DataType::Utf8) => true,
+        (value, DataType::Dictionary(key, dict_value)) => {
+            **key == DataType::Int32 && **dict_value == DataType::Utf8 && utf8(value)
+        }
+        (DataType::Dictionary(_, value), DataType::Utf8) => **value == DataType::Utf8,
+        (DataType::LargeUtf8 | DataType::Utf8View, DataType::Utf8) => true,
         _ => false,
     }
 }
@@ -185,12 +212,11 @@ fn arrow_cast_like(array: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
     match (array.data_type(), to) {
         (DataType::Dictionary(..), DataType::Utf8) => {
             let dict = array.as_any_dictionary();
-            let keys: Vec<Option<u32>> = (0..dict.keys().len())
-                .map(|i| {
-                    dict.keys()
-                        .is_valid(i)
-                        .then(|| dict.normalized_keys()[i] as u32)
-                })
+            let normalized = dict.normalized_keys();
+            let keys: Vec<Option<u32>> = normalized
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| dict.keys().is_valid(i).then_some(k as u32))
                 .collect();
             let indices = arrow_array::UInt32Array::from(keys);
             Ok(arrow_select::take::take(
@@ -367,5 +393,38 @@ mod tests {
         assert!(Restore::new(&read, target).is_err());
         let target = Arc::new(Schema::new(vec![Field::new("b", DataType::Int64, false)]));
         assert!(Restore::new(&read, target).is_err());
+        // A column the recorded schema lacks (added after): not dropped, the file is not
+        // restored.
+        let two = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Int64, false),
+            Field::new("extra", DataType::Int64, false),
+        ]));
+        let target = Arc::new(Schema::new(vec![Field::new("a", DataType::Int64, false)]));
+        assert!(Restore::new(&two, target).is_err());
+        // Nulls where the recorded type has none, at any depth.
+        let nullable = |n| Field::new("x", DataType::Int64, n);
+        let read = Arc::new(Schema::new(vec![Field::new(
+            "s",
+            DataType::Struct(vec![nullable(true)].into()),
+            false,
+        )]));
+        let target = Arc::new(Schema::new(vec![Field::new(
+            "s",
+            DataType::Struct(vec![nullable(false)].into()),
+            false,
+        )]));
+        assert!(Restore::new(&read, target).is_err());
+    }
+
+    /// Strings read back where the recorded type is a dictionary (an enum), and the other way.
+    #[test]
+    fn strings_and_dictionaries_restore_to_each_other() {
+        let strings: ArrayRef = Arc::new(StringArray::from(vec![Some("b"), None, Some("a")]));
+        let dict_type = DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8));
+        let dict = restore(&strings, &dict_type).unwrap();
+        assert_eq!(dict.data_type(), &dict_type);
+        let back = restore(&dict, &DataType::Utf8).unwrap();
+        assert_eq!(&back, &strings);
+        assert!(!restores(&DataType::Int64, &dict_type));
     }
 }

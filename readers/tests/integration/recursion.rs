@@ -443,7 +443,7 @@ fn a_deeper_depth_given_never_reads_fewer_levels() {
         avrow::avrow_engine::DecodePlan::new(&schema, &options)
             .unwrap_or_else(|e| panic!("depth {depth}: {e}"));
         assert!(
-            start.elapsed() < std::time::Duration::from_secs(2),
+            start.elapsed() < std::time::Duration::from_secs(10),
             "depth {depth} took {:?}",
             start.elapsed()
         );

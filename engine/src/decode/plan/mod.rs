@@ -158,7 +158,8 @@ fn fitted(
         return Some((Vec::new(), first));
     }
     let budget = opts.max_unrolled_columns.clamp(1, MAX_PLAN_NODES);
-    fit(writer, reader, opts, budget).or_else(|| fit(writer, reader, opts, MAX_PLAN_NODES))
+    fit(writer, reader, opts, budget)
+        .or_else(|| (budget < MAX_PLAN_NODES).then(|| fit(writer, reader, opts, MAX_PLAN_NODES))?)
 }
 
 /// Whether a named type of `schema` contains itself (only then does the depth matter).
