@@ -90,9 +90,12 @@ pub(crate) fn max_threads() -> usize {
     available_threads().saturating_mul(8).max(16)
 }
 
-/// Every core this process may use.
+/// Every core this process may use, asked once: the standard library reads the cgroup's
+/// quota from `/proc` and `/sys` on every call (three files opened), which a query over
+/// thousands of small files paid at every reader it opened.
 pub(crate) fn available_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Target block bytes for the next unit for `threads` workers, with `remaining` bytes of input

@@ -84,13 +84,16 @@ fn io_error(e: std::io::Error) -> DecompressError {
     }
 }
 
-/// Per-worker decompression state, reused across blocks.
+/// Per-worker decompression state, reused across blocks. Each codec's state is made on its
+/// first block: a reader opens one a worker, and a small uncompressed file (one of thousands
+/// a query reads) should not pay for inflate tables it never uses.
 pub(crate) struct Decompressor {
-    /// `None` only if libdeflate could not allocate its tables: zlib-rs inflates every block.
-    pub(super) libdeflate: Option<Libdeflate>,
+    /// libdeflate's tables: `Unmade` until the first deflate block, `Missing` if they could
+    /// not be allocated (zlib-rs inflates every block then).
+    pub(super) libdeflate: Tables,
     /// The output size of the last deflate block: the next block of a file is likely alike.
     pub(super) last_inflated: usize,
-    pub(super) inflate: flate2::Decompress,
+    pub(super) inflate: Option<flate2::Decompress>,
     pub(super) zstd: Option<zstd::bulk::Decompressor<'static>>,
     /// The output size of the last zstd block.
     pub(super) last_zstd: usize,
@@ -103,12 +106,32 @@ pub(crate) struct Decompressor {
 impl Default for Decompressor {
     fn default() -> Self {
         Decompressor {
-            libdeflate: Libdeflate::new(),
+            libdeflate: Tables::Unmade,
             last_inflated: 0,
-            inflate: flate2::Decompress::new(false),
+            inflate: None,
             zstd: None,
             last_zstd: 0,
             known: None,
+        }
+    }
+}
+
+/// libdeflate's state in a [`Decompressor`].
+pub(super) enum Tables {
+    Unmade,
+    Made(Libdeflate),
+    Missing,
+}
+
+impl Tables {
+    /// The tables, made on the first call.
+    fn get(&mut self) -> Option<&mut Libdeflate> {
+        if let Tables::Unmade = self {
+            *self = Libdeflate::new().map_or(Tables::Missing, Tables::Made);
+        }
+        match self {
+            Tables::Made(tables) => Some(tables),
+            _ => None,
         }
     }
 }
@@ -181,7 +204,7 @@ impl Decompressor {
         out: &mut Vec<u8>,
         limit: usize,
     ) -> Result<(), DecompressError> {
-        let Some(libdeflate) = self.libdeflate.as_mut() else {
+        let Some(libdeflate) = self.libdeflate.get() else {
             out.clear();
             self.inflate(input, out, limit)?;
             self.last_inflated = out.len();
@@ -237,25 +260,27 @@ impl Decompressor {
         limit: usize,
     ) -> Result<(), DecompressError> {
         use flate2::{FlushDecompress, Status};
-        self.inflate.reset(false);
         out.reserve(self.room_for(input.len().saturating_mul(4), limit));
+        let inflate = self
+            .inflate
+            .get_or_insert_with(|| flate2::Decompress::new(false));
+        inflate.reset(false);
         let mut growth = Growth::new(out, limit);
         loop {
-            let consumed = self.inflate.total_in() as usize;
+            let consumed = inflate.total_in() as usize;
             let buf = growth.room()?;
             let produced = buf.len();
-            let status = self
-                .inflate
+            let status = inflate
                 .decompress_vec(&input[consumed..], buf, FlushDecompress::Finish)
                 .map_err(|e| DecompressError::Corrupt(e.to_string()))?;
             let written = buf.len() - produced;
             let full = buf.len() == buf.capacity();
             growth.wrote(written);
-            let progressed = self.inflate.total_in() as usize != consumed || written > 0;
+            let progressed = inflate.total_in() as usize != consumed || written > 0;
             match status {
                 Status::StreamEnd => {
                     growth.finish()?;
-                    return check_trailing(self.inflate.total_in() as usize, input.len());
+                    return check_trailing(inflate.total_in() as usize, input.len());
                 }
                 Status::Ok | Status::BufError => {
                     if !progressed && !full {

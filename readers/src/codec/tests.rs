@@ -213,7 +213,7 @@ fn bytes_after_the_deflate_stream_beyond_a_checksum_are_an_error() {
     }
     // Without libdeflate (its tables not allocated), zlib-rs does the same.
     let mut d = Decompressor {
-        libdeflate: None,
+        libdeflate: super::decompress::Tables::Missing,
         ..Decompressor::default()
     };
     let mut out = Vec::new();

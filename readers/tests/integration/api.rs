@@ -268,3 +268,68 @@ fn a_directory_is_an_error_that_says_so() {
         assert!(err.contains(&dir.path().display().to_string()), "{err}");
     }
 }
+
+/// Small files are read into memory, larger ones mapped (the bound is 256 KiB): on either side
+/// of it a file reads as the same file streamed or given as bytes, whole and in ranges.
+#[test]
+fn files_read_or_mapped_by_size_give_the_same_batches() {
+    use arrow::array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let mut sizes = Vec::new();
+    for rows in [10i64, 7_000, 9_000, 40_000] {
+        let batch = RecordBatch::try_from_iter([
+            (
+                "id",
+                Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+            ),
+            (
+                "s",
+                Arc::new(StringArray::from_iter_values(
+                    (0..rows).map(|i| format!("row {i} of {rows}, padded")),
+                )) as ArrayRef,
+            ),
+        ])
+        .unwrap();
+        let path = dir.path().join(format!("{rows}.avro"));
+        let mut writer = avrow::WriterBuilder::new(batch.schema())
+            .with_codec(avrow::Codec::Null)
+            .with_block_size(16 << 10)
+            .build(std::fs::File::create(&path).unwrap())
+            .unwrap();
+        writer.write(&batch).unwrap();
+        writer.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        sizes.push(bytes.len());
+        let collect = |reader: avrow::Reader| reader.map(|b| b.unwrap()).collect::<Vec<_>>();
+        let concat = |batches: Vec<RecordBatch>| {
+            arrow::compute::concat_batches(&batch.schema(), &batches).unwrap()
+        };
+        let mapped = concat(collect(avrow::ReaderBuilder::new().open(&path).unwrap()));
+        assert_eq!(mapped, batch, "{rows} rows");
+        let streamed = avrow::ReaderBuilder::new()
+            .with_mmap(false)
+            .open(&path)
+            .unwrap();
+        assert_eq!(concat(collect(streamed)), batch, "{rows} rows, streamed");
+        let given = avrow::ReaderBuilder::new().read_bytes(bytes).unwrap();
+        assert_eq!(concat(collect(given)), batch, "{rows} rows, bytes");
+        let mut parts = Vec::new();
+        for range in avrow::split_ranges(&path, 3).unwrap() {
+            let reader = avrow::ReaderBuilder::new()
+                .with_range(range)
+                .open(&path)
+                .unwrap();
+            parts.extend(collect(reader));
+        }
+        assert_eq!(concat(parts), batch, "{rows} rows, in three ranges");
+        let counted = avrow::BlockReader::open(&path)
+            .unwrap()
+            .count_records()
+            .unwrap();
+        assert_eq!(counted, rows as u64);
+    }
+    // The files straddle the bound.
+    assert!(sizes.iter().any(|&s| s < 256 << 10), "{sizes:?}");
+    assert!(sizes.iter().any(|&s| s > 256 << 10), "{sizes:?}");
+}
