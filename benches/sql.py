@@ -4,7 +4,9 @@ in-process by `target/release/sql`, `benches/src/bin/sql.rs`: fresh session, reg
 query) and against DuckDB's `read_avro` (a fresh connection, the view, the query, timed here),
 the same queries at 1 and 2 threads/partitions. One run; medians of `--rounds`.
 
-    python3 benches/sql.py [--rounds 5] [--partitions 1,2] FILE.avro [FILE.avro ...]
+    python3 benches/sql.py [--rounds 5] [--partitions 1,2] FILE.avro|DIR [FILE.avro|DIR ...]
+
+A directory is one table of the `.avro` files in it (a stream sink's output: many small files).
 
 Prints a Markdown table: per file, query and partition count, the median seconds of each and
 the ratios (peer / avrow), then avrow's speed-up from 1 to 2 partitions. Needs the Python
@@ -31,7 +33,9 @@ def run_duckdb(path, query, threads):
     con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     con.load_extension(extension_path())
     con.execute(f"SET threads = {threads}")
-    con.execute(f"CREATE VIEW t AS SELECT * FROM read_avro('{path}')")
+    # A directory is one table of its files, as the other two read it.
+    source = os.path.join(path, "*.avro") if os.path.isdir(path) else path
+    con.execute(f"CREATE VIEW t AS SELECT * FROM read_avro('{source}')")
     con.execute(query).fetchall()
     con.close()
     return time.perf_counter() - start

@@ -20,9 +20,11 @@ use datafusion::datasource::table_schema::TableSchema;
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::physical_expr::LexRequirement;
 use datafusion::physical_plan::ExecutionPlan;
+use futures::{StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore};
 
 use crate::options::{split_options, AvrowReadOptions, AvrowWriteOptions};
+use crate::schemas::{file_key, FileFacts, Known, SchemaCache};
 use crate::sink::AvrowSink;
 use crate::source::{AvrowSource, Input};
 use crate::store::RowCount;
@@ -81,6 +83,11 @@ impl GetExt for AvrowFormatFactory {
 pub struct AvrowFormat {
     options: AvrowReadOptions,
     write: AvrowWriteOptions,
+    /// The files' Arrow schemas by writer schema, made with `options`: shared by schema
+    /// inference and the scans this format plans; and what schema inference learned of small
+    /// local files, for their statistics and scans.
+    schemas: Arc<SchemaCache>,
+    facts: Arc<FileFacts>,
 }
 
 impl fmt::Debug for AvrowFormat {
@@ -99,6 +106,8 @@ impl AvrowFormat {
         AvrowFormat {
             options,
             write: AvrowWriteOptions::default(),
+            schemas: Arc::default(),
+            facts: Arc::default(),
         }
     }
 
@@ -146,20 +155,55 @@ impl FileFormat for AvrowFormat {
     /// schema's, every file resolved against it.
     async fn infer_schema(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         store: &Arc<dyn ObjectStore>,
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
+        // The files' headers are read concurrently (as DataFusion's Parquet format reads
+        // footers), in the files' order, so that the merged schema's columns come in it.
+        let concurrency = state
+            .config_options()
+            .execution
+            .meta_fetch_concurrency
+            .get();
+        let each: Vec<(String, SchemaRef)> = futures::stream::iter(objects)
+            .map(|object| async move {
+                let input = Input::locate(store, object).await?;
+                let name = input.name();
+                let builder = self.options.builder(None);
+                let cache = Arc::clone(&self.schemas);
+                let schema = if input.inline(object.size) {
+                    // One read gives the schema and the rows, kept for the statistics and
+                    // the scan.
+                    match input.local_facts(builder.clone(), &cache)? {
+                        Some((path, schema, rows)) => {
+                            let known = Known {
+                                path,
+                                schema: Arc::clone(&schema),
+                                rows,
+                            };
+                            self.facts.insert(file_key(store, object), known);
+                            schema
+                        }
+                        None => input.schema(builder, &cache)?,
+                    }
+                } else {
+                    tokio::task::spawn_blocking(move || input.schema(builder, &cache))
+                        .await
+                        .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))??
+                };
+                Ok::<_, datafusion::error::DataFusionError>((name, schema))
+            })
+            // Boxed: without it the stream's future is not `Send` for every lifetime
+            // (rust-lang/rust#64552), as DataFusion's own formats note.
+            .boxed()
+            .buffered(concurrency)
+            .try_collect()
+            .await?;
         let mut schemas: Vec<SchemaRef> = Vec::with_capacity(objects.len());
         // The first file of each distinct schema, for errors.
         let mut first_files: Vec<String> = Vec::new();
-        for object in objects {
-            let input = Input::locate(store, object).await?;
-            let name = input.name();
-            let builder = self.options.builder(None);
-            let schema = tokio::task::spawn_blocking(move || input.schema(builder))
-                .await
-                .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))??;
+        for (name, schema) in each {
             if !schemas.iter().any(|s| s == &schema) {
                 schemas.push(schema);
                 first_files.push(name);
@@ -251,10 +295,19 @@ impl FileFormat for AvrowFormat {
         table_schema: SchemaRef,
         object: &ObjectMeta,
     ) -> Result<Statistics> {
-        let input = Input::locate(store, object).await?;
-        let rows = tokio::task::spawn_blocking(move || input.count_rows())
-            .await
-            .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?;
+        let known = self.facts.get(&file_key(store, object));
+        let rows = if let Some(rows) = known.and_then(|k| k.rows) {
+            Ok(RowCount::Exact(rows))
+        } else {
+            let input = Input::locate(store, object).await?;
+            if input.inline(object.size) {
+                input.count_rows()
+            } else {
+                tokio::task::spawn_blocking(move || input.count_rows())
+                    .await
+                    .map_err(|e| datafusion::error::DataFusionError::External(Box::new(e)))?
+            }
+        };
         let stats = Statistics::new_unknown(&table_schema)
             .with_total_byte_size(Precision::Inexact(object.size as usize));
         // A file whose framing is broken has no count; the scan reports its error.
@@ -274,7 +327,10 @@ impl FileFormat for AvrowFormat {
     }
 
     fn file_source(&self, table_schema: TableSchema) -> Arc<dyn FileSource> {
-        Arc::new(AvrowSource::new(table_schema, self.options.clone()))
+        Arc::new(
+            AvrowSource::new(table_schema, self.options.clone())
+                .with_format_caches(Arc::clone(&self.schemas), Arc::clone(&self.facts)),
+        )
     }
 
     /// `COPY ... TO` and `INSERT INTO` (appending new files): each output file written by

@@ -35,6 +35,7 @@ mod nested;
 mod options;
 #[cfg(feature = "parquet")]
 mod parquet;
+mod schemas;
 mod sink;
 mod source;
 mod staged;

@@ -26,6 +26,7 @@ use object_store::{GetOptions, GetResultPayload, ObjectMeta, ObjectStore};
 
 use crate::nested;
 use crate::options::AvrowReadOptions;
+use crate::schemas::{file_key, FileFacts, SchemaCache};
 use crate::store::{self, Object, RowCount, SplitStream};
 
 /// DataFusion's `FileSource` for Avro container files, read by avrow.
@@ -39,6 +40,10 @@ pub struct AvrowSource {
     /// Files located (and store headers read) by this scan's openers, shared by its
     /// partitions so that a file's splits cost one HEAD and one header GET in all.
     files: Arc<FileCache>,
+    /// Arrow schemas by writer schema, and what schema inference learned of small local
+    /// files (the format's, where the format made this source).
+    schemas: Arc<SchemaCache>,
+    facts: Arc<FileFacts>,
 }
 
 impl AvrowSource {
@@ -52,7 +57,21 @@ impl AvrowSource {
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
             files: Arc::default(),
+            schemas: Arc::default(),
+            facts: Arc::default(),
         }
+    }
+
+    /// This source with the schemas its format has turned into Arrow and what it learned of
+    /// its files.
+    pub(crate) fn with_format_caches(
+        mut self,
+        schemas: Arc<SchemaCache>,
+        facts: Arc<FileFacts>,
+    ) -> Self {
+        self.schemas = schemas;
+        self.facts = facts;
+        self
     }
 
     /// The read options.
@@ -86,6 +105,8 @@ impl FileSource for AvrowSource {
             limit: base_config.limit,
             store: object_store,
             files: Arc::clone(&self.files),
+            schemas: Arc::clone(&self.schemas),
+            facts: Arc::clone(&self.facts),
             splits: Arc::new(splits_per_file(base_config)),
         }) as Arc<dyn FileOpener>;
         ProjectionOpener::try_new(
@@ -155,8 +176,15 @@ impl FileSource for AvrowSource {
     }
 }
 
-/// Where a file's bytes come from: a local path (memory-mapped, split with the reader's own
-/// ranges) or an object store (ranged GETs).
+/// Local files up to this size are opened, counted and their schemas read on the task that
+/// asks, not on a blocking thread, and a scan of one decodes as DataFusion's stream polls it
+/// (as DataFusion's own sources decode): handing such a file to another thread and its
+/// batches back cost more than reading it. A query over 1,000 files of 83 KB spent most of its
+/// time waking threads (docs/perf/sql.md).
+pub(crate) const INLINE_BYTES: u64 = 1 << 20;
+
+/// Where a file's bytes come from: a local path (read or memory-mapped by avrow, split with
+/// the reader's own ranges) or an object store (ranged GETs).
 pub(crate) enum Input {
     Local(PathBuf),
     Remote(Object),
@@ -180,6 +208,12 @@ impl Input {
         })
     }
 
+    /// Whether a file of `size` bytes here is read without a blocking thread
+    /// ([`INLINE_BYTES`]).
+    pub(crate) fn inline(&self, size: u64) -> bool {
+        matches!(self, Input::Local(_)) && size <= INLINE_BYTES
+    }
+
     /// The name errors give the file: a local file's path, an object's location.
     pub(crate) fn name(&self) -> String {
         match self {
@@ -188,9 +222,33 @@ impl Input {
         }
     }
 
-    /// The file's Arrow schema as avrow reads it with `builder`'s options. Blocking.
-    pub(crate) fn schema(&self, builder: avrow::ReaderBuilder) -> Result<SchemaRef> {
-        self.open()?.schema(builder)
+    /// The file's Arrow schema as avrow reads it with `builder`'s options (`schemas`: those
+    /// already made with them). Blocking.
+    pub(crate) fn schema(
+        &self,
+        builder: avrow::ReaderBuilder,
+        schemas: &SchemaCache,
+    ) -> Result<SchemaRef> {
+        self.open()?.schema(builder, schemas)
+    }
+
+    /// A small local file's Arrow schema and rows (from its block headers; `None` where
+    /// they cannot be counted), from one read of the file; `None` for any other input.
+    /// Blocking.
+    pub(crate) fn local_facts(
+        &self,
+        builder: avrow::ReaderBuilder,
+        schemas: &SchemaCache,
+    ) -> Result<Option<(std::path::PathBuf, SchemaRef, Option<u64>)>> {
+        let Input::Local(path) = self else {
+            return Ok(None);
+        };
+        let blocks = avrow::BlockReader::open(path).map_err(external)?;
+        let writer = blocks.header().schema().json().to_string();
+        let schema = schemas.get_or_make(&writer, || {
+            Ok(builder.open(path).map_err(external)?.schema())
+        })?;
+        Ok(Some((path.clone(), schema, blocks.count_records().ok())))
     }
 
     /// Rows in the file, from its block headers (every one of a local file; an object's
@@ -315,16 +373,29 @@ enum Opened<'a> {
 }
 
 impl Opened<'_> {
-    fn schema(&self, builder: avrow::ReaderBuilder) -> Result<SchemaRef> {
-        let reader = match self {
-            Opened::Local(path) => builder.open(path),
-            Opened::Remote(object, header) => builder.read_stream_part(
-                object.name(),
-                std::io::Cursor::new(header.bytes.clone()),
-                header.header.len(),
-            ),
+    /// The file's Arrow schema: from `schemas` where a file of its writer schema was read
+    /// before (only the header is read), else from a reader built for it.
+    fn schema(&self, builder: avrow::ReaderBuilder, schemas: &SchemaCache) -> Result<SchemaRef> {
+        let writer = match self {
+            Opened::Local(path) => avrow::BlockReader::open(path)
+                .map_err(external)?
+                .header()
+                .schema()
+                .json()
+                .to_string(),
+            Opened::Remote(_, header) => header.header.schema().json().to_string(),
         };
-        Ok(reader.map_err(external)?.schema())
+        schemas.get_or_make(&writer, || {
+            let reader = match self {
+                Opened::Local(path) => builder.open(path),
+                Opened::Remote(object, header) => builder.read_stream_part(
+                    object.name(),
+                    std::io::Cursor::new(header.bytes.clone()),
+                    header.header.len(),
+                ),
+            };
+            Ok(reader.map_err(external)?.schema())
+        })
     }
 
     /// A reader of `range` (the whole file when `None`).
@@ -374,6 +445,8 @@ struct AvrowOpener {
     limit: Option<usize>,
     store: Arc<dyn ObjectStore>,
     files: Arc<FileCache>,
+    schemas: Arc<SchemaCache>,
+    facts: Arc<FileFacts>,
     /// How many splits of each file the scan's file groups hold.
     splits: Arc<HashMap<object_store::path::Path, usize>>,
 }
@@ -396,6 +469,8 @@ impl FileOpener for AvrowOpener {
         let nested = Arc::clone(&self.nested);
         let limit = self.limit;
         let files = Arc::clone(&self.files);
+        let schemas = Arc::clone(&self.schemas);
+        let known = self.facts.get(&file_key(&self.store, &file.object_meta));
         let splits = self
             .splits
             .get(&file.object_meta.location)
@@ -406,21 +481,50 @@ impl FileOpener for AvrowOpener {
             .as_ref()
             .map(|r| r.start.max(0) as u64..r.end.max(0) as u64);
         Ok(Box::pin(async move {
-            let input = files.locate(&store, &file.object_meta, splits).await?;
+            // A file schema inference has read: where it is and its schema are known.
+            let (input, known) = match known {
+                Some(known) => {
+                    let input = Input::Local(known.path);
+                    let located = Located {
+                        input,
+                        header: None,
+                    };
+                    (Arc::new(located), Some(known.schema))
+                }
+                None => (files.locate(&store, &file.object_meta, splits).await?, None),
+            };
+            let builder = options.builder(batch_size);
+            if input.input.inline(file.object_meta.size) {
+                let file_schema = file_schema(&input, known, builder, &schemas)?;
+                let scan = Scan::open(
+                    &input,
+                    &options,
+                    batch_size,
+                    &projected,
+                    &nested,
+                    file_schema,
+                    range,
+                )?;
+                return Ok(scan.inline(limit).boxed());
+            }
             let (tx, rx) = tokio::sync::mpsc::channel::<Vec<Result<RecordBatch>>>(1);
             let opened = tokio::sync::oneshot::channel::<Result<()>>();
             tokio::task::spawn_blocking(move || {
-                let scan =
-                    match Scan::open(&input, &options, batch_size, &projected, &nested, range) {
-                        Ok(scan) => {
-                            let _ = opened.0.send(Ok(()));
-                            scan
-                        }
-                        Err(e) => {
-                            let _ = opened.0.send(Err(e));
-                            return;
-                        }
-                    };
+                let scan = file_schema(&input, known, builder, &schemas).and_then(|schema| {
+                    Scan::open(
+                        &input, &options, batch_size, &projected, &nested, schema, range,
+                    )
+                });
+                let scan = match scan {
+                    Ok(scan) => {
+                        let _ = opened.0.send(Ok(()));
+                        scan
+                    }
+                    Err(e) => {
+                        let _ = opened.0.send(Err(e));
+                        return;
+                    }
+                };
                 // A panic must not end the stream early as if the file had ended there.
                 let run = std::panic::AssertUnwindSafe(|| scan.run(&tx, limit));
                 if std::panic::catch_unwind(run).is_err() {
@@ -441,6 +545,20 @@ impl FileOpener for AvrowOpener {
             .flatten()
             .boxed())
         }))
+    }
+}
+
+/// The Arrow schema of `input`: `known` where schema inference read the file, else from
+/// its header (and `schemas`). Blocking.
+fn file_schema(
+    input: &Located,
+    known: Option<SchemaRef>,
+    builder: avrow::ReaderBuilder,
+    schemas: &SchemaCache,
+) -> Result<SchemaRef> {
+    match known {
+        Some(schema) => Ok(schema),
+        None => input.open()?.schema(builder, schemas),
     }
 }
 
@@ -471,10 +589,10 @@ impl Scan {
         batch_size: Option<usize>,
         projected: &SchemaRef,
         nested: &BTreeMap<String, Vec<String>>,
+        file_schema: SchemaRef,
         range: Option<std::ops::Range<u64>>,
     ) -> Result<Self> {
         let opened = input.open()?;
-        let file_schema = opened.schema(options.builder(batch_size))?;
         // The projected columns this file has (the adapter fills the others with nulls).
         let mut names: Vec<&str> = projected
             .fields()
@@ -619,6 +737,28 @@ impl Scan {
             }
             Some(item)
         })
+    }
+
+    /// The batches as a stream that decodes each as it is polled, on the polling thread
+    /// ([`INLINE_BYTES`]). A panic ends it with an error, as on a scan's own thread.
+    fn inline(
+        self,
+        limit: Option<usize>,
+    ) -> impl futures::Stream<Item = Result<RecordBatch>> + Send {
+        let mut batches = self.batches(limit);
+        let mut stopped = false;
+        futures::stream::iter(std::iter::from_fn(move || {
+            if stopped {
+                return None;
+            }
+            let next = std::panic::AssertUnwindSafe(|| batches.next());
+            std::panic::catch_unwind(next).unwrap_or_else(|_| {
+                stopped = true;
+                Some(Err(DataFusionError::Internal(
+                    "the avrow scan stopped on a panic".into(),
+                )))
+            })
+        }))
     }
 
     /// Send the batches in groups ([`GROUP_BATCHES`], [`GROUP_BYTES`]): the stream's task

@@ -4,7 +4,7 @@
 //! time covers registering the table (schema inference, statistics) and running the query,
 //! what a user pays. Answers of the two engines are checked equal once.
 //!
-//! `sql [--rounds 5] [--partitions 1,2] FILE.avro...` prints one JSON object per (file, query,
+//! `sql [--rounds 5] [--partitions 1,2] FILE.avro|DIR...` prints one JSON object per (file, query,
 //! partitions) with the medians; `benches/sql.py` adds DuckDB and writes the table.
 //! `--only avrow` runs avrow's rounds alone (no comparison, no answer check): a process to
 //! profile (`perf record`) that holds nothing but avrow's queries.
@@ -115,9 +115,25 @@ fn main() {
         .build()
         .expect("runtime");
     for file in files {
+        // A directory is one table of its files (the queries are chosen from the first's
+        // schema).
+        let first = match Path::new(file).is_dir() {
+            true => {
+                let mut avro: Vec<_> = std::fs::read_dir(file)
+                    .expect("directory")
+                    .map(|e| e.expect("entry").path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "avro"))
+                    .collect();
+                avro.sort();
+                avro.into_iter()
+                    .next()
+                    .expect("an .avro file in the directory")
+            }
+            false => Path::new(file).to_path_buf(),
+        };
         let schema = Arc::new(
             avrow::ReaderBuilder::new()
-                .open(file)
+                .open(&first)
                 .expect("open")
                 .schema()
                 .as_ref()

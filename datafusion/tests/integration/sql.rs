@@ -878,3 +878,55 @@ async fn nested_records_and_maps_of_maps_that_evolved_answer_through_get_field()
         );
     }
 }
+
+/// A directory of many small files of two writer schemas (a field promoted from int to long,
+/// a field added), as a stream sink leaves them: schema inference reads the files' headers
+/// concurrently and turns each writer schema into Arrow once; the answers are every file's,
+/// at any partitioning.
+#[tokio::test]
+async fn many_small_files_of_two_schemas_answer_as_one_table() {
+    use arrow::array::{ArrayRef, Float64Array, Int32Array, Int64Array, StringArray};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let (mut rows_all, mut sum_a, mut with_c) = (0i64, 0i64, 0i64);
+    for i in 0..150i64 {
+        let n = 1 + (i % 7) as usize;
+        let a: Vec<i64> = (0..n as i64).map(|k| i * 10 + k).collect();
+        let b: Vec<String> = a.iter().map(|v| format!("s{}", v % 3)).collect();
+        rows_all += n as i64;
+        sum_a += a.iter().sum::<i64>();
+        let mut columns: Vec<(&str, ArrayRef)> = Vec::new();
+        if i % 3 == 0 {
+            let narrow: Vec<i32> = a.iter().map(|&v| v as i32).collect();
+            columns.push(("a", Arc::new(Int32Array::from(narrow))));
+            columns.push(("b", Arc::new(StringArray::from(b))));
+        } else {
+            with_c += n as i64;
+            columns.push(("a", Arc::new(Int64Array::from(a))));
+            columns.push(("b", Arc::new(StringArray::from(b))));
+            columns.push(("c", Arc::new(Float64Array::from(vec![0.5; n]))));
+        }
+        file_of(&dir.path().join(format!("part-{i:04}.avro")), columns);
+    }
+    for partitions in [1, 2, 5] {
+        let ctx = avrow_ctx(partitions);
+        // A trailing separator: the location is a directory.
+        create(&ctx, "t", &dir.path().join("")).await;
+        let got = rows(
+            &query(
+                &ctx,
+                "SELECT count(*), sum(a), count(c), sum(c), count(DISTINCT b) FROM t",
+            )
+            .await,
+        )
+        .unwrap();
+        let want = vec![vec![
+            rows_all.to_string(),
+            sum_a.to_string(),
+            with_c.to_string(),
+            (with_c as f64 * 0.5).to_string(),
+            "3".to_string(),
+        ]];
+        assert_eq!(got, want, "{partitions} partitions");
+    }
+}
