@@ -24,9 +24,9 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::{ObjectMeta, ObjectStore};
 
 use crate::options::{split_options, AvrowReadOptions, AvrowWriteOptions};
-use crate::schemas::{file_key, FileFacts, Known, SchemaCache};
+use crate::schemas::{file_key, FileFacts, SchemaCache};
 use crate::sink::AvrowSink;
-use crate::source::{AvrowSource, Input};
+use crate::source::{caught, AvrowSource, Input};
 use crate::store::RowCount;
 
 /// Makes [`AvrowFormat`]s for `STORED AS AVRO` tables and `COPY ... TO '*.avro'`, with the
@@ -175,13 +175,10 @@ impl FileFormat for AvrowFormat {
                 let schema = if input.inline(object.size) {
                     // One read gives the schema and the rows, kept for the statistics and
                     // the scan.
-                    match input.local_facts(builder.clone(), &cache)? {
-                        Some((path, schema, rows)) => {
-                            let known = Known {
-                                path,
-                                schema: Arc::clone(&schema),
-                                rows,
-                            };
+                    let facts = caught(&name, || input.local_facts(builder.clone(), &cache))?;
+                    match facts {
+                        Some(known) => {
+                            let schema = Arc::clone(&known.schema);
                             self.facts.insert(file_key(store, object), known);
                             schema
                         }
@@ -301,7 +298,7 @@ impl FileFormat for AvrowFormat {
         } else {
             let input = Input::locate(store, object).await?;
             if input.inline(object.size) {
-                input.count_rows()
+                caught(&input.name(), || input.count_rows())
             } else {
                 tokio::task::spawn_blocking(move || input.count_rows())
                     .await

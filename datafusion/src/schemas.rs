@@ -77,6 +77,9 @@ pub(crate) struct Known {
     /// Its rows, from its block headers (`None` where they could not be counted: the
     /// statistics then count again, and report what they find).
     pub(crate) rows: Option<u64>,
+    /// Its codec: only an uncompressed file is decoded in place by a scan (a small
+    /// compressed one may inflate to a block of a gigabyte, too long for a runtime thread).
+    pub(crate) codec: avrow::Codec,
 }
 
 /// Small local files a format has inferred the schema of, by file version.

@@ -1,7 +1,8 @@
 //! The scan: [`AvrowSource`] (DataFusion's `FileSource`) and its opener, which reads one file
 //! or one byte range of it with avrow on a blocking thread and hands batches to the stream
 //! in groups through a channel of one group (memory stays bounded; a dropped stream, at a
-//! `LIMIT` for example, stops the read).
+//! `LIMIT` for example, stops the read); a small uncompressed local file is decoded as the
+//! stream is polled instead ([`INLINE_BYTES`]).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -26,7 +27,7 @@ use object_store::{GetOptions, GetResultPayload, ObjectMeta, ObjectStore};
 
 use crate::nested;
 use crate::options::AvrowReadOptions;
-use crate::schemas::{file_key, FileFacts, SchemaCache};
+use crate::schemas::{file_key, FileFacts, Known, SchemaCache};
 use crate::store::{self, Object, RowCount, SplitStream};
 
 /// DataFusion's `FileSource` for Avro container files, read by avrow.
@@ -177,9 +178,9 @@ impl FileSource for AvrowSource {
 }
 
 /// Local files up to this size are opened, counted and their schemas read on the task that
-/// asks, not on a blocking thread, and a scan of one decodes as DataFusion's stream polls it
-/// (as DataFusion's own sources decode): handing such a file to another thread and its
-/// batches back cost more than reading it. A query over 1,000 files of 83 KB spent most of its
+/// asks, not on a blocking thread, and a scan of an uncompressed one read on one thread
+/// decodes as DataFusion's stream polls it (as DataFusion's own sources decode): handing such
+/// a file to another thread and its batches back cost more than reading it. A query over 1,000 files of 83 KB spent most of its
 /// time waking threads (docs/perf/sql.md).
 pub(crate) const INLINE_BYTES: u64 = 1 << 20;
 
@@ -208,8 +209,8 @@ impl Input {
         })
     }
 
-    /// Whether a file of `size` bytes here is read without a blocking thread
-    /// ([`INLINE_BYTES`]).
+    /// Whether a file of `size` bytes here has its header and block headers read without a
+    /// blocking thread ([`INLINE_BYTES`]).
     pub(crate) fn inline(&self, size: u64) -> bool {
         matches!(self, Input::Local(_)) && size <= INLINE_BYTES
     }
@@ -232,23 +233,29 @@ impl Input {
         self.open()?.schema(builder, schemas)
     }
 
-    /// A small local file's Arrow schema and rows (from its block headers; `None` where
-    /// they cannot be counted), from one read of the file; `None` for any other input.
+    /// A local file's Arrow schema, rows (from its block headers; `None` where they cannot
+    /// be counted) and codec, from one read of the file; `None` for any other input.
     /// Blocking.
     pub(crate) fn local_facts(
         &self,
         builder: avrow::ReaderBuilder,
         schemas: &SchemaCache,
-    ) -> Result<Option<(std::path::PathBuf, SchemaRef, Option<u64>)>> {
+    ) -> Result<Option<Known>> {
         let Input::Local(path) = self else {
             return Ok(None);
         };
         let blocks = avrow::BlockReader::open(path).map_err(external)?;
         let writer = blocks.header().schema().json().to_string();
+        let codec = blocks.header().codec();
         let schema = schemas.get_or_make(&writer, || {
             Ok(builder.open(path).map_err(external)?.schema())
         })?;
-        Ok(Some((path.clone(), schema, blocks.count_records().ok())))
+        Ok(Some(Known {
+            path: path.clone(),
+            schema,
+            rows: blocks.count_records().ok(),
+            codec,
+        }))
     }
 
     /// Rows in the file, from its block headers (every one of a local file; an object's
@@ -481,7 +488,13 @@ impl FileOpener for AvrowOpener {
             .as_ref()
             .map(|r| r.start.max(0) as u64..r.end.max(0) as u64);
         Ok(Box::pin(async move {
-            // A file schema inference has read: where it is and its schema are known.
+            // A file schema inference has read: where it is and its schema are known, and
+            // whether it is small and uncompressed, decoded in place (one thread asked for).
+            let in_place = known.as_ref().is_some_and(|k| {
+                k.codec == avrow::Codec::Null
+                    && options.threads.unwrap_or(1) == 1
+                    && file.object_meta.size <= INLINE_BYTES
+            });
             let (input, known) = match known {
                 Some(known) => {
                     let input = Input::Local(known.path);
@@ -494,18 +507,21 @@ impl FileOpener for AvrowOpener {
                 None => (files.locate(&store, &file.object_meta, splits).await?, None),
             };
             let builder = options.builder(batch_size);
-            if input.input.inline(file.object_meta.size) {
-                let file_schema = file_schema(&input, known, builder, &schemas)?;
-                let scan = Scan::open(
-                    &input,
-                    &options,
-                    batch_size,
-                    &projected,
-                    &nested,
-                    file_schema,
-                    range,
-                )?;
-                return Ok(scan.inline(limit).boxed());
+            if in_place {
+                let name = input.input.name();
+                let scan = caught(&name, || {
+                    let file_schema = file_schema(&input, known, builder, &schemas)?;
+                    Scan::open(
+                        &input,
+                        &options,
+                        batch_size,
+                        &projected,
+                        &nested,
+                        file_schema,
+                        range,
+                    )
+                })?;
+                return Ok(scan.inline(name, limit).boxed());
             }
             let (tx, rx) = tokio::sync::mpsc::channel::<Vec<Result<RecordBatch>>>(1);
             let opened = tokio::sync::oneshot::channel::<Result<()>>();
@@ -548,6 +564,17 @@ impl FileOpener for AvrowOpener {
     }
 }
 
+/// `f`, with a panic turned into an error naming the file: work done on a runtime's thread
+/// (small files, [`INLINE_BYTES`]) must fail as the same work on a blocking thread fails,
+/// not take the query down.
+pub(crate) fn caught<T>(name: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        Err(DataFusionError::Internal(format!(
+            "the avrow scan of {name} stopped on a panic"
+        )))
+    })
+}
+
 /// The Arrow schema of `input`: `known` where schema inference read the file, else from
 /// its header (and `schemas`). Blocking.
 fn file_schema(
@@ -569,7 +596,7 @@ const GROUP_BATCHES: usize = 4;
 /// the one the stream is reading, memory in flight stays a few groups.
 const GROUP_BYTES: usize = 16 << 20;
 
-/// One open read, on a blocking thread.
+/// One open read: on a blocking thread, or polled in place ([`Scan::inline`]).
 struct Scan {
     reader: avrow::Reader,
     adapter: datafusion::physical_expr_adapter::BatchAdapter,
@@ -740,9 +767,11 @@ impl Scan {
     }
 
     /// The batches as a stream that decodes each as it is polled, on the polling thread
-    /// ([`INLINE_BYTES`]). A panic ends it with an error, as on a scan's own thread.
+    /// ([`INLINE_BYTES`]). A panic ends it with an error naming `name`, as on a scan's own
+    /// thread.
     fn inline(
         self,
+        name: String,
         limit: Option<usize>,
     ) -> impl futures::Stream<Item = Result<RecordBatch>> + Send {
         let mut batches = self.batches(limit);
@@ -751,12 +780,10 @@ impl Scan {
             if stopped {
                 return None;
             }
-            let next = std::panic::AssertUnwindSafe(|| batches.next());
-            std::panic::catch_unwind(next).unwrap_or_else(|_| {
+            let next = caught(&name, || Ok(batches.next()));
+            next.unwrap_or_else(|e| {
                 stopped = true;
-                Some(Err(DataFusionError::Internal(
-                    "the avrow scan stopped on a panic".into(),
-                )))
+                Some(Err(e))
             })
         }))
     }

@@ -51,7 +51,8 @@ impl Default for ReaderBuilder {
 
 impl ReaderBuilder {
     /// Defaults: batches of 8192 rows, every column, recursion depth 16, `Utf8`/`Binary`,
-    /// the process's varint kernel, all cores, memory-mapped files, 1 GiB block limit.
+    /// the process's varint kernel, all cores, memory-mapped files (those under 256 KiB read
+    /// into memory), 1 GiB block limit.
     pub fn new() -> Self {
         ReaderBuilder {
             batch_size: DEFAULT_BATCH_SIZE,
@@ -239,8 +240,9 @@ impl ReaderBuilder {
         self
     }
 
-    /// Memory-map files opened by path (default `true`). Without it, files are read as
-    /// streams. A mapped file must not be truncated by another process while it is read.
+    /// Memory-map files opened by path (default `true`; a file under 256 KiB is read into
+    /// memory instead, which costs less). Without it, files are read as streams. A mapped
+    /// file must not be truncated by another process while it is read.
     pub fn with_mmap(mut self, enabled: bool) -> Self {
         self.open.use_mmap = enabled;
         self

@@ -92,7 +92,8 @@ pub(crate) fn max_threads() -> usize {
 
 /// Every core this process may use, asked once: the standard library reads the cgroup's
 /// quota from `/proc` and `/sys` on every call (three files opened), which a query over
-/// thousands of small files paid at every reader it opened.
+/// thousands of small files paid at every reader it opened. A later change of the process's
+/// CPU affinity or quota is not seen (as rayon's pool, sized once, does not see it).
 pub(crate) fn available_threads() -> usize {
     static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

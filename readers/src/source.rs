@@ -492,7 +492,8 @@ pub(crate) struct FileInput {
 }
 
 impl FileInput {
-    /// Open the file at `path`: memory-mapped, or read as a stream without `use_mmap`.
+    /// Open the file at `path`: memory-mapped (read into memory under [`READ_BELOW`] bytes),
+    /// or read as a stream without `use_mmap`.
     pub(crate) fn open(path: &Path, index: usize, opts: &OpenOptions) -> Result<FileInput> {
         let name = path.display().to_string();
         let file = open_path(path, &name)?;

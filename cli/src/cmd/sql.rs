@@ -65,9 +65,9 @@ fn query_error(e: DataFusionError) -> anyhow::Error {
 /// Transparent huge pages off for this process. A query runs tens of threads (tokio's workers
 /// and its blocking pool, where files are opened and decoded), and mimalloc, which asks for
 /// huge pages for its arenas, gives each thread's heap pages of its own: with huge pages
-/// every thread's first allocations faulted in and zeroed whole 2 MiB pages. A query over
-/// 1,000 small files took 300–950 MB and `count(*)` 0.5 s; without huge pages 80–120 MB and
-/// 0.15 s (docs/perf/sql.md). Queries over large files took the same time either way.
+/// every thread's first allocations faulted in and zeroed whole 2 MiB pages: over 1,000
+/// small files `count(*)` took 0.43–0.83 s and 300–950 MB with them, 0.15 s and 80–100 MB
+/// without (docs/perf/sql.md). Queries over large files took the same time either way.
 #[cfg(target_os = "linux")]
 fn no_huge_pages() {
     // SAFETY: `prctl(PR_SET_THP_DISABLE)` takes no pointers: it sets a flag of this process
@@ -112,7 +112,8 @@ pub fn run(args: &SqlArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         // A thread a partition up to a thread a core: more partitions than cores share
         // them (a thread each, with its stack, failed to start by the thousand: an abort).
-        // Scans decode on tokio's blocking threads, one a partition scanning.
+        // Scans decode on tokio's blocking threads, one a partition scanning (small
+        // uncompressed local files on the partition's own thread).
         .worker_threads(partitions.min(cores))
         // Deeply nested columns (a recursive schema unrolled to `max_recursion_depth`) are
         // walked recursively by arrow's and the parquet crate's writers: tokio's 2 MiB

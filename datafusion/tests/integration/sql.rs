@@ -928,5 +928,19 @@ async fn many_small_files_of_two_schemas_answer_as_one_table() {
             "3".to_string(),
         ]];
         assert_eq!(got, want, "{partitions} partitions");
+        // A limit stops the files decoded in place.
+        let limited = rows(&query(&ctx, "SELECT a FROM t LIMIT 5").await).unwrap();
+        assert_eq!(limited.len(), 5, "{partitions} partitions");
     }
+    // One file cut short among them: the scan's error names it, with its block and offset.
+    let damaged = dir.path().join("part-0007.avro");
+    let bytes = std::fs::read(&damaged).unwrap();
+    std::fs::write(&damaged, &bytes[..bytes.len() - 9]).unwrap();
+    let ctx = avrow_ctx(2);
+    create(&ctx, "t", &dir.path().join("")).await;
+    let err = query_err(&ctx, "SELECT sum(a) FROM t").await;
+    assert!(
+        err.contains("part-0007.avro") && err.contains("block") && err.contains("byte"),
+        "{err}"
+    );
 }
