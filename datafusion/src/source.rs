@@ -180,8 +180,8 @@ impl FileSource for AvrowSource {
 /// Local files up to this size are opened, counted and their schemas read on the task that
 /// asks, not on a blocking thread, and a scan of an uncompressed one read on one thread
 /// decodes as DataFusion's stream polls it (as DataFusion's own sources decode): handing such
-/// a file to another thread and its batches back cost more than reading it. A query over 1,000 files of 83 KB spent most of its
-/// time waking threads (docs/perf/sql.md).
+/// a file to another thread and its batches back cost more than reading it. A query over
+/// 1,000 files of 83 KB spent most of its time waking threads (docs/perf/sql.md).
 pub(crate) const INLINE_BYTES: u64 = 1 << 20;
 
 /// Where a file's bytes come from: a local path (read or memory-mapped by avrow, split with
@@ -245,11 +245,9 @@ impl Input {
             return Ok(None);
         };
         let blocks = avrow::BlockReader::open(path).map_err(external)?;
-        let writer = blocks.header().schema().json().to_string();
+        let writer = blocks.header().schema().json();
         let codec = blocks.header().codec();
-        let schema = schemas.get_or_make(&writer, || {
-            Ok(builder.open(path).map_err(external)?.schema())
-        })?;
+        let schema = Opened::Local(path).arrow_schema(writer, builder, schemas)?;
         Ok(Some(Known {
             path: path.clone(),
             schema,
@@ -392,7 +390,18 @@ impl Opened<'_> {
                 .to_string(),
             Opened::Remote(_, header) => header.header.schema().json().to_string(),
         };
-        schemas.get_or_make(&writer, || {
+        self.arrow_schema(&writer, builder, schemas)
+    }
+
+    /// The Arrow schema of this file, whose writer schema is `writer`: from `schemas`, else
+    /// from a reader built for the file.
+    fn arrow_schema(
+        &self,
+        writer: &str,
+        builder: avrow::ReaderBuilder,
+        schemas: &SchemaCache,
+    ) -> Result<SchemaRef> {
+        schemas.get_or_make(writer, || {
             let reader = match self {
                 Opened::Local(path) => builder.open(path),
                 Opened::Remote(object, header) => builder.read_stream_part(
